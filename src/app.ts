@@ -1,0 +1,62 @@
+import { parse as parseQueryString } from 'node:querystring'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import { searchRoutes } from './catalog/search-routes.js'
+import type { Config } from './config.js'
+import type { Database } from './db/database.js'
+import { operationsRoutes } from './http/operations-routes.js'
+import { registerProblemHandlers } from './http/problem.js'
+import { ProblemSchema } from './http/schemas.js'
+import { registerValidation } from './http/validation.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    readonly config: Config
+    readonly db: Database
+  }
+}
+
+export interface AppOptions {
+  readonly config: Config
+  readonly db: Database
+  /** Logger options; tests pass `false`. */
+  readonly logger?: FastifyServerOptions['logger']
+}
+
+/** Query parameters that may repeat; every other parameter keeps its first value, as Spring reads it. */
+const repeatableParameters = new Set(['sort'])
+
+function parseQuery(text: string): Record<string, unknown> {
+  const parsed = parseQueryString(text)
+  const query: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(parsed)) {
+    query[name] = Array.isArray(value) && !repeatableParameters.has(name) ? value[0] : value
+  }
+  return query
+}
+
+/**
+ * Builds the whole HTTP application around an open database. No I/O of its own: the caller opens and migrates
+ * the database, and listens (server) or injects (tests).
+ */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config, db } = options
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    bodyLimit: config.bodyLimit,
+    routerOptions: { querystringParser: parseQuery, ignoreTrailingSlash: false },
+    requestIdHeader: 'x-request-id',
+    genReqId: () => crypto.randomUUID(),
+    ajv: { customOptions: { coerceTypes: 'array' } },
+  })
+  app.decorate('config', config)
+  app.decorate('db', db)
+
+  registerValidation(app)
+  registerProblemHandlers(app)
+  app.addSchema(ProblemSchema)
+
+  await app.register(operationsRoutes)
+  await app.register(searchRoutes)
+
+  return app
+}

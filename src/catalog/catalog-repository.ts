@@ -1,0 +1,78 @@
+import { type Kysely, sql } from 'kysely'
+import type { Kind } from './kind.js'
+
+/*
+ * Writing a kind's price list and nomenclature by API field names, and refreshing its matview. Row-at-a-time
+ * inserts are for small writes (tests, single entries); bulk loads go through COPY (transfer/).
+ */
+
+/** A price-list entry by API names: attributes, `<range>From`/`<range>To`, `price`, `purchase`. */
+export type EntryInput = Readonly<Record<string, string | number | null | undefined>>
+/** A SKU by API names: `barcode`, attributes and concrete range values (`diameter`, `sphere`, …). */
+export type SkuInput = Readonly<Record<string, string | number | null | undefined>>
+
+/** API name → column of the price-list table, for every column an entry can be written with. */
+export function entryFieldColumns(kind: Kind): [string, string][] {
+  return [
+    ...kind.attributes.filter((a) => a.entry !== 'none').map((a): [string, string] => [a.name, a.column]),
+    ...kind.ranges.flatMap((r): [string, string][] => [
+      [`${r.name}From`, `${r.column}_from`],
+      [`${r.name}To`, `${r.column}_to`],
+    ]),
+    ['price', 'price'],
+    ['purchase', 'purchase'],
+  ]
+}
+
+/** API name → column of the nomenclature table. */
+export function skuFieldColumns(kind: Kind): [string, string][] {
+  return [
+    ['barcode', 'barcode'],
+    ...kind.attributes.map((a): [string, string] => [a.name, a.column]),
+    ...kind.ranges.filter((r) => r.sku !== 'none').map((r): [string, string] => [r.name, r.column]),
+  ]
+}
+
+function toRow(fields: [string, string][], input: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const row: Record<string, unknown> = {}
+  for (const [name, column] of fields) {
+    const value = input[name]
+    row[column] = value === undefined || value === '' ? null : typeof value === 'number' ? String(value) : value
+  }
+  return row
+}
+
+/** Inserts price-list entries; returns their ids in input order. */
+export async function insertPriceEntries(
+  db: Kysely<any>,
+  kind: Kind,
+  entries: readonly EntryInput[],
+  user = 'system',
+): Promise<number[]> {
+  if (entries.length === 0) return []
+  const fields = entryFieldColumns(kind)
+  const rows = entries.map((entry) => ({ ...toRow(fields, entry), updated_by: user }))
+  const inserted = await db.insertInto(kind.priceTable).values(rows).returning('id').execute()
+  return inserted.map((row) => Number(row.id))
+}
+
+/** Inserts SKUs; returns their ids in input order. */
+export async function insertSkus(db: Kysely<any>, kind: Kind, skus: readonly SkuInput[]): Promise<number[]> {
+  if (skus.length === 0) return []
+  const fields = skuFieldColumns(kind)
+  const inserted = await db
+    .insertInto(kind.skuTable)
+    .values(skus.map((sku) => toRow(fields, sku)))
+    .returning('id')
+    .execute()
+  return inserted.map((row) => Number(row.id))
+}
+
+/**
+ * Recomputes a kind's matview. `concurrently` keeps it readable meanwhile (the usual case); the plain form is
+ * faster and is what bulk loads use before the service reads.
+ */
+export async function refreshMatview(db: Kysely<any>, kind: Kind, options: { concurrently?: boolean } = {}) {
+  const concurrently = options.concurrently ? sql`CONCURRENTLY ` : sql``
+  await sql`REFRESH MATERIALIZED VIEW ${concurrently}${sql.table(kind.matview)}`.execute(db)
+}

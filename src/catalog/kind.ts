@@ -1,0 +1,227 @@
+/**
+ * What a product kind is, as data. One descriptor per kind (see `kinds.ts`) drives the tables, the matview, the
+ * request and item schemas, the search query, the CSV columns and the table-driven tests; no shared code branches
+ * on a kind's name.
+ *
+ * Vocabulary:
+ * - attribute: a descriptive value (`brand`, `refractionIndex`). Every SKU carries it concretely; a price-list
+ *   entry carries it as a `key` (must be equal), a `wildcard` key (NULL covers every value) or not at all.
+ * - range: a power zone or band (`diameter`, `sphere`). An entry carries `<name>_from`/`<name>_to` (inclusive,
+ *   NULL bound = open); a SKU may carry the concrete value (`diameter`, a stock lens's `sphere`).
+ */
+
+export type ValueType = 'text' | 'decimal' | 'integer'
+
+export interface Attribute {
+  /** The API's name (`refractionIndex`). */
+  readonly name: string
+  /** The SQL column (`refraction_index`). */
+  readonly column: string
+  readonly type: ValueType
+  readonly sqlType: string
+  readonly entry: 'key' | 'wildcard' | 'none'
+}
+
+export interface Range {
+  readonly name: string
+  readonly column: string
+  readonly type: ValueType
+  readonly sqlType: string
+  /** Whether a SKU carries the concrete value: always, for some SKUs only (stock vs made-to-order), or never. */
+  readonly sku: 'required' | 'optional' | 'none'
+}
+
+/** Where an item field's value comes from. */
+export type ItemSource =
+  | { readonly from: 'price' }
+  | { readonly from: 'attribute'; readonly attribute: Attribute }
+  | { readonly from: 'point'; readonly range: Range }
+  | { readonly from: 'bound'; readonly range: Range; readonly bound: 'from' | 'to' }
+
+export interface ItemField {
+  readonly name: string
+  readonly type: ValueType
+  /** The column in the matview (and, where the entry has it, in the price-list table). */
+  readonly column: string
+  readonly source: ItemSource
+  /** The column in the price-list table, or null where an entry lacks the value (`null` in price-list mode). */
+  readonly entryColumn: string | null
+}
+
+/** How a request filter matches. */
+export type Filter = (
+  | { readonly name: string; readonly match: 'substring'; readonly attribute: Attribute }
+  | { readonly name: string; readonly match: 'equals'; readonly attribute: Attribute }
+  | { readonly name: string; readonly match: 'covers'; readonly range: Range }
+) & {
+  /** True for the prescription filters, which the contract does not have. */
+  readonly prescription: boolean
+}
+
+export interface KindSpec {
+  /** The path segment: `/api/v2/good/nomenclature/search/{path}`. */
+  readonly path: string
+  /** Table prefix: `<table>_price`, `<table>_sku`, `<table>_mv`. */
+  readonly table: string
+  /** Human name, for documentation. */
+  readonly title: string
+  readonly attributes: Readonly<Record<string, AttributeSpec>>
+  readonly ranges?: Readonly<Record<string, RangeSpec>>
+  /** The contract's request filters, in the contract's order. */
+  readonly filters: readonly string[]
+  /** Filters beyond the contract (the optician's prescription): ranges matched by coverage. */
+  readonly prescription?: readonly string[]
+  /** The contract's item fields after `retailPrice`, in the contract's order (`xFrom`/`xTo` name range bounds). */
+  readonly item: readonly string[]
+  /** The natural order of a page (item fields); a unique tiebreak is appended. */
+  readonly order: readonly string[]
+  /**
+   * How SKUs meet entries in the matview: `most-specific` keeps, per SKU, the covering entry with the most
+   * non-NULL keys and bounds (then the latest change, then the lowest id); `all-zones` keeps one row per covering
+   * entry, since the zone is part of the item (a made-to-order lens is priced by every zone of its product).
+   */
+  readonly match: 'most-specific' | 'all-zones'
+}
+
+export interface AttributeSpec {
+  readonly type: ValueType
+  readonly sqlType?: string
+  readonly entry?: 'key' | 'wildcard' | 'none'
+}
+
+export interface RangeSpec {
+  readonly type: ValueType
+  readonly sqlType: string
+  readonly sku: 'required' | 'optional' | 'none'
+}
+
+export interface Kind {
+  readonly path: string
+  readonly title: string
+  readonly priceTable: string
+  readonly skuTable: string
+  readonly matview: string
+  readonly match: KindSpec['match']
+  readonly attributes: readonly Attribute[]
+  readonly ranges: readonly Range[]
+  /** Contract filters then prescription filters. */
+  readonly filters: readonly Filter[]
+  /** `retailPrice` first, then the contract's fields. */
+  readonly itemFields: readonly ItemField[]
+  readonly order: readonly ItemField[]
+}
+
+/** `refractionIndex` → `refraction_index`. */
+export function snakeCase(name: string): string {
+  return name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)
+}
+
+const defaultSqlType: Record<ValueType, string> = { text: 'text', decimal: 'numeric', integer: 'integer' }
+
+/** Text attribute; `entry` says how a price-list entry carries it (default: not at all). */
+export const text = (entry: AttributeSpec['entry'] = 'none'): AttributeSpec => ({ type: 'text', entry })
+/** Decimal attribute stored as `sqlType` (e.g. `numeric(4,3)`), compared as a number (1.6 = 1.60). */
+export const decimal = (sqlType: string, entry: AttributeSpec['entry'] = 'none'): AttributeSpec => ({
+  type: 'decimal',
+  sqlType,
+  entry,
+})
+export const integer = (entry: AttributeSpec['entry'] = 'none'): AttributeSpec => ({ type: 'integer', entry })
+/** A range carried by entries as `<name>_from`/`<name>_to`; `sku` says whether SKUs carry the concrete value. */
+export const range = (type: ValueType, sqlType: string, sku: RangeSpec['sku']): RangeSpec => ({ type, sqlType, sku })
+
+/** Resolves a kind's spec into the derived description every other module reads. Throws on an inconsistent spec. */
+export function defineKind(spec: KindSpec): Kind {
+  const attributes: Attribute[] = Object.entries(spec.attributes).map(([name, a]) => ({
+    name,
+    column: snakeCase(name),
+    type: a.type,
+    sqlType: a.sqlType ?? defaultSqlType[a.type],
+    entry: a.entry ?? 'none',
+  }))
+  const ranges: Range[] = Object.entries(spec.ranges ?? {}).map(([name, r]) => ({
+    name,
+    column: snakeCase(name),
+    type: r.type,
+    sqlType: r.sqlType,
+    sku: r.sku,
+  }))
+  const attributeByName = new Map(attributes.map((a) => [a.name, a]))
+  const rangeByName = new Map(ranges.map((r) => [r.name, r]))
+
+  const resolveItem = (name: string): ItemField => {
+    if (name === 'retailPrice') {
+      return { name, type: 'decimal', column: 'retail_price', source: { from: 'price' }, entryColumn: 'price' }
+    }
+    const attribute = attributeByName.get(name)
+    if (attribute) {
+      return {
+        name,
+        type: attribute.type,
+        column: attribute.column,
+        source: { from: 'attribute', attribute },
+        entryColumn: attribute.entry === 'none' ? null : attribute.column,
+      }
+    }
+    const point = rangeByName.get(name)
+    if (point && point.sku !== 'none') {
+      return {
+        name,
+        type: point.type,
+        column: point.column,
+        source: { from: 'point', range: point },
+        entryColumn: null,
+      }
+    }
+    const bound = /^(.*)(From|To)$/.exec(name)
+    const boundRange = bound ? rangeByName.get(bound[1] ?? '') : undefined
+    if (bound && boundRange) {
+      const which = bound[2] === 'From' ? 'from' : 'to'
+      return {
+        name,
+        type: boundRange.type,
+        column: `${boundRange.column}_${which}`,
+        source: { from: 'bound', range: boundRange, bound: which },
+        entryColumn: `${boundRange.column}_${which}`,
+      }
+    }
+    throw new Error(`kind ${spec.path}: item field ${name} is neither an attribute nor a range`)
+  }
+
+  const resolveFilter = (name: string, prescription: boolean): Filter => {
+    const attribute = attributeByName.get(name)
+    if (attribute) {
+      return attribute.type === 'text'
+        ? { name, match: 'substring', attribute, prescription }
+        : { name, match: 'equals', attribute, prescription }
+    }
+    const covered = rangeByName.get(name)
+    if (covered) return { name, match: 'covers', range: covered, prescription }
+    throw new Error(`kind ${spec.path}: filter ${name} is neither an attribute nor a range`)
+  }
+
+  const itemFields = ['retailPrice', ...spec.item].map(resolveItem)
+  const itemByName = new Map(itemFields.map((field) => [field.name, field]))
+  const order = spec.order.map((name) => {
+    const field = itemByName.get(name)
+    if (!field) throw new Error(`kind ${spec.path}: order field ${name} is not an item field`)
+    return field
+  })
+
+  return Object.freeze({
+    path: spec.path,
+    title: spec.title,
+    priceTable: `${spec.table}_price`,
+    skuTable: `${spec.table}_sku`,
+    matview: `${spec.table}_mv`,
+    match: spec.match,
+    attributes,
+    ranges,
+    filters: [
+      ...spec.filters.map((name) => resolveFilter(name, false)),
+      ...(spec.prescription ?? []).map((name) => resolveFilter(name, true)),
+    ],
+    itemFields,
+    order,
+  })
+}

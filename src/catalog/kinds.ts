@@ -1,0 +1,272 @@
+import { decimal, defineKind, integer, type Kind, range, text } from './kind.js'
+
+/*
+ * The seven kinds of the nomenclature. This file is the only per-kind code of the service.
+ *
+ * Required keys (`text('key')`) are what an entry must name; they are also what the matview joins on, so every
+ * kind has at least two. Wildcard keys (`text('wildcard')`) may be NULL on an entry, which then covers any value.
+ */
+
+const power = 'numeric(5,2)'
+const diameter = 'numeric(4,1)'
+
+export const accessories = defineKind({
+  path: 'accessories',
+  table: 'accessories',
+  title: 'Accessories',
+  match: 'most-specific',
+  attributes: { category: text('key'), model: text('key') },
+  filters: ['category', 'model'],
+  item: ['category', 'model'],
+  order: ['category', 'model'],
+})
+
+export const sunglasses = defineKind({
+  path: 'sunglasses',
+  table: 'sunglasses',
+  title: 'Sunglasses',
+  match: 'most-specific',
+  attributes: {
+    manufacturer: text('key'),
+    brand: text('key'),
+    model: text('key'),
+    color: text('wildcard'),
+    lensesType: text('wildcard'),
+    targetGroup: text(),
+    material: text(),
+    frameType: text(),
+    design: text(),
+  },
+  filters: ['manufacturer', 'brand', 'color', 'model', 'targetGroup', 'material', 'frameType', 'lensesType', 'design'],
+  item: ['manufacturer', 'brand', 'color', 'model', 'targetGroup', 'material', 'frameType', 'lensesType', 'design'],
+  order: ['manufacturer', 'brand', 'model', 'color', 'lensesType'],
+})
+
+/** Frames. Their price list is the glass price list of `/api/v2/glasses/prices`. */
+export const glasses = defineKind({
+  path: 'glasses',
+  table: 'glasses',
+  title: 'Frames',
+  match: 'most-specific',
+  attributes: {
+    manufacturer: text('key'),
+    brand: text('key'),
+    model: text('key'),
+    color: text(),
+    targetGroup: text(),
+    material: text(),
+    type: text(),
+    size: text(),
+    design: text(),
+  },
+  filters: ['manufacturer', 'brand', 'color', 'model', 'targetGroup', 'material', 'type', 'size', 'design'],
+  item: ['manufacturer', 'brand', 'color', 'model', 'targetGroup', 'material', 'type', 'size', 'design'],
+  order: ['manufacturer', 'brand', 'model', 'color', 'size'],
+})
+
+/** Spectacle lenses: an entry prices a power zone of a lens product for a diameter band. */
+export const lenses = defineKind({
+  path: 'lenses',
+  table: 'lenses',
+  title: 'Spectacle lenses',
+  match: 'all-zones',
+  attributes: {
+    manufacturer: text('key'),
+    brand: text('key'),
+    type: text('wildcard'),
+    lensClass: text('wildcard'),
+    material: text('wildcard'),
+    geometry: text('wildcard'),
+    cover: text('wildcard'),
+    technology: text('wildcard'),
+    color: text('wildcard'),
+    refractionIndex: decimal('numeric(4,3)', 'key'),
+  },
+  ranges: {
+    diameter: range('decimal', diameter, 'required'),
+    sphere: range('decimal', power, 'optional'),
+    cylinder: range('decimal', power, 'optional'),
+    add: range('decimal', power, 'optional'),
+  },
+  filters: [
+    'manufacturer',
+    'brand',
+    'type',
+    'lensClass',
+    'material',
+    'geometry',
+    'cover',
+    'technology',
+    'color',
+    'refractionIndex',
+    'diameter',
+  ],
+  prescription: ['sphere', 'cylinder', 'add'],
+  item: [
+    'manufacturer',
+    'brand',
+    'type',
+    'lensClass',
+    'cover',
+    'color',
+    'refractionIndex',
+    'diameter',
+    'diameterFrom',
+    'diameterTo',
+    'sphereFrom',
+    'sphereTo',
+    'cylinderFrom',
+    'cylinderTo',
+    'addFrom',
+    'addTo',
+  ],
+  order: ['manufacturer', 'brand', 'type', 'refractionIndex', 'cover', 'diameter', 'sphereFrom', 'cylinderFrom'],
+})
+
+/** Contact lenses: an entry prices a power zone of a product (one box). */
+export const contactLenses = defineKind({
+  path: 'contact-lenses',
+  table: 'contact_lenses',
+  title: 'Contact lenses',
+  match: 'all-zones',
+  attributes: {
+    manufacturer: text('key'),
+    name: text('key'),
+    wearingPeriod: text('wildcard'),
+    color: text('wildcard'),
+    packageQuantity: integer('wildcard'),
+    add: text('wildcard'),
+    curvatureRadius: decimal('numeric(4,2)', 'wildcard'),
+  },
+  ranges: {
+    diameter: range('decimal', diameter, 'required'),
+    dioptre: range('decimal', power, 'required'),
+    cylinder: range('decimal', power, 'optional'),
+    axis: range('integer', 'integer', 'optional'),
+  },
+  filters: ['manufacturer', 'name', 'color', 'diameter', 'curvatureRadius'],
+  prescription: ['dioptre', 'cylinder', 'axis'],
+  item: [
+    'manufacturer',
+    'name',
+    'wearingPeriod',
+    'color',
+    'packageQuantity',
+    'add',
+    'curvatureRadius',
+    'diameter',
+    'diameterFrom',
+    'diameterTo',
+    'dioptreFrom',
+    'dioptreTo',
+    'cylinderFrom',
+    'cylinderTo',
+    'axisFrom',
+    'axisTo',
+  ],
+  order: ['manufacturer', 'name', 'packageQuantity', 'curvatureRadius', 'diameter', 'dioptreFrom', 'cylinderFrom'],
+})
+
+/** Ready-made corrective glasses: a frame with factory-fitted lenses of one dioptre, priced by dioptre band. */
+export const extras = defineKind({
+  path: 'extras',
+  table: 'extras',
+  title: 'Ready-made glasses',
+  match: 'most-specific',
+  attributes: {
+    frameManufacturer: text('key'),
+    frameBrand: text('key'),
+    frameModel: text('key'),
+    frameType: text('wildcard'),
+    frameMaterial: text('wildcard'),
+    frameTargetGroup: text('wildcard'),
+    frameColor: text('wildcard'),
+    lensManufacturer: text('wildcard'),
+    lensBrand: text('wildcard'),
+  },
+  ranges: { dioptre: range('decimal', power, 'required') },
+  filters: [
+    'frameManufacturer',
+    'frameBrand',
+    'frameModel',
+    'frameType',
+    'frameMaterial',
+    'frameTargetGroup',
+    'frameColor',
+  ],
+  prescription: ['dioptre'],
+  item: [
+    'frameManufacturer',
+    'frameBrand',
+    'frameModel',
+    'frameType',
+    'frameMaterial',
+    'frameTargetGroup',
+    'frameColor',
+    'lensManufacturer',
+    'lensBrand',
+    'dioptreFrom',
+    'dioptreTo',
+  ],
+  order: ['frameManufacturer', 'frameBrand', 'frameModel', 'frameColor', 'dioptreFrom'],
+})
+
+/** Semi-finished lens blanks; an entry without a diameter prices every diameter. */
+export const semifinishedLenses = defineKind({
+  path: 'semifinished-lenses',
+  table: 'semifinished_lenses',
+  title: 'Semi-finished lenses',
+  match: 'most-specific',
+  attributes: {
+    manufacturer: text('key'),
+    brand: text('key'),
+    type: text('wildcard'),
+    lensesClass: text('wildcard'),
+    material: text('wildcard'),
+    geometry: text('wildcard'),
+    cover: text('wildcard'),
+    technology: text('wildcard'),
+    color: text('wildcard'),
+    refractionIndex: decimal('numeric(4,3)', 'key'),
+    diameter: decimal(diameter, 'wildcard'),
+  },
+  filters: [
+    'manufacturer',
+    'brand',
+    'type',
+    'lensesClass',
+    'material',
+    'geometry',
+    'cover',
+    'technology',
+    'color',
+    'refractionIndex',
+    'diameter',
+  ],
+  item: [
+    'manufacturer',
+    'brand',
+    'type',
+    'lensesClass',
+    'cover',
+    'color',
+    'geometry',
+    'technology',
+    'refractionIndex',
+    'diameter',
+  ],
+  order: ['manufacturer', 'brand', 'type', 'refractionIndex', 'cover', 'diameter'],
+})
+
+/** All kinds, in the contract's order. */
+export const kinds: readonly Kind[] = [
+  accessories,
+  sunglasses,
+  glasses,
+  lenses,
+  contactLenses,
+  extras,
+  semifinishedLenses,
+]
+
+export const kindByPath: ReadonlyMap<string, Kind> = new Map(kinds.map((kind) => [kind.path, kind]))

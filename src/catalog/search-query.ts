@@ -1,0 +1,151 @@
+import { type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
+import type { PageRequest, SortOrder } from '../http/page.js'
+import { invalidField } from '../http/problem.js'
+import type { Filter, ItemField, Kind } from './kind.js'
+
+/*
+ * The search of one kind, from its descriptor: one query shape for the seven kinds and both modes.
+ *
+ * Matview mode (`byPriceList=false`) reads `<kind>_mv`: one row per priced SKU (per zone for zoned kinds).
+ * Price-list mode (`byPriceList=true`) reads `<kind>_price`: item fields an entry lacks are NULL, and a filter on
+ * an attribute only SKUs carry keeps the entries that price at least one SKU having it.
+ */
+
+/** Filter values as validated: text, or a decimal as a JSON number or numeric string; null/absent = no filter. */
+export type FilterValues = Readonly<Record<string, string | number | null | undefined>>
+
+export interface SearchRequest {
+  readonly byPriceList: boolean
+  readonly filters: FilterValues
+  readonly page: PageRequest
+}
+
+type AnyDb = Kysely<any>
+type Row = Record<string, unknown>
+
+/** Escapes LIKE metacharacters, so `%` and `_` in a filter are literal characters. */
+export function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (match) => `\\${match}`)
+}
+
+/** The condition "`column` contains `value`", normalised as the trigram index is (case, `ё`, trimming). */
+function containsSql(column: RawBuilder<unknown>, value: string): RawBuilder<SqlBool> {
+  return sql<SqlBool>`optics_norm(${column}) LIKE '%' || optics_norm(${escapeLike(value.trim())}) || '%'`
+}
+
+const decimalSql = (value: string | number) => sql`${String(value).trim()}::numeric`
+
+/** The active filters of a request: text trimmed and non-empty, numbers present. */
+export function activeFilters(kind: Kind, values: FilterValues): { filter: Filter; value: string | number }[] {
+  const active: { filter: Filter; value: string | number }[] = []
+  for (const filter of kind.filters) {
+    const value = values[filter.name]
+    if (value === null || value === undefined) continue
+    if (filter.match === 'substring') {
+      const textValue = String(value).trim()
+      if (textValue !== '') active.push({ filter, value: textValue })
+    } else if (String(value).trim() !== '') {
+      active.push({ filter, value })
+    }
+  }
+  return active
+}
+
+/** `low IS NULL OR low <= v` and `high IS NULL OR high >= v`: inside an inclusive range whose NULL bound is open. */
+function insideSql(low: RawBuilder<unknown>, high: RawBuilder<unknown>, value: string | number): RawBuilder<SqlBool> {
+  const v = decimalSql(value)
+  return sql<SqlBool>`(${low} IS NULL OR ${low} <= ${v}) AND (${high} IS NULL OR ${high} >= ${v})`
+}
+
+/** The condition of one filter on a matview row `m`. */
+function matviewCondition(filter: Filter, value: string | number): RawBuilder<SqlBool> {
+  if (filter.match === 'substring') return containsSql(sql.ref(`m.${filter.attribute.column}`), String(value))
+  if (filter.match === 'equals') return sql<SqlBool>`${sql.ref(`m.${filter.attribute.column}`)} = ${decimalSql(value)}`
+  const { range } = filter
+  const point = sql.ref(`m.${range.column}`)
+  const from = sql.ref(`m.${range.column}_from`)
+  const to = sql.ref(`m.${range.column}_to`)
+  // A SKU's own value decides where it has one (a concrete diameter, a stock lens's sphere); else its zone does.
+  if (range.sku === 'required') return sql<SqlBool>`${point} = ${decimalSql(value)}`
+  if (range.sku === 'optional')
+    return insideSql(sql`coalesce(${point}, ${from})`, sql`coalesce(${point}, ${to})`, value)
+  return insideSql(from, to, value)
+}
+
+/** The condition of one filter on a price-list entry `e`. */
+function entryCondition(kind: Kind, filter: Filter, value: string | number): RawBuilder<SqlBool> {
+  if (filter.match === 'covers') {
+    const { column } = filter.range
+    return insideSql(sql.ref(`e.${column}_from`), sql.ref(`e.${column}_to`), value)
+  }
+  const { attribute } = filter
+  if (attribute.entry === 'none') {
+    // The entry has no such value: keep it if it prices a SKU that has it.
+    return sql<SqlBool>`EXISTS (SELECT 1 FROM ${sql.table(kind.matview)} m WHERE m.price_id = e.id AND ${matviewCondition(filter, value)})`
+  }
+  const column = sql.ref(`e.${attribute.column}`)
+  const match =
+    filter.match === 'substring' ? containsSql(column, String(value)) : sql<SqlBool>`${column} = ${decimalSql(value)}`
+  return attribute.entry === 'wildcard' ? sql<SqlBool>`(${column} IS NULL OR ${match})` : match
+}
+
+/** The expression of an item field in the chosen mode; NULL where a price-list entry lacks it. */
+function fieldSql(field: ItemField, byPriceList: boolean): RawBuilder<unknown> | null {
+  if (!byPriceList) return sql.ref(`m.${field.column}`)
+  return field.entryColumn ? sql.ref(`e.${field.entryColumn}`) : null
+}
+
+/** Checks sort properties against the kind's item fields; an unknown one is a 400 naming the allowed ones. */
+export function resolveSort(kind: Kind, sort: readonly SortOrder[]): { field: ItemField; order: SortOrder }[] {
+  return sort.map((order) => {
+    const field = kind.itemFields.find((candidate) => candidate.name === order.property)
+    if (!field) {
+      throw invalidField(
+        'sort',
+        `cannot sort by '${order.property}'; allowed: ${kind.itemFields.map((f) => f.name).join(', ')}`,
+      )
+    }
+    return { field, order }
+  })
+}
+
+export interface SearchQueries {
+  readonly page: SelectQueryBuilder<any, any, Row>
+  readonly count: SelectQueryBuilder<any, any, { count: number | string }>
+}
+
+/**
+ * Builds the page query and the count query of a search. The page is ordered by the requested sort, else by the
+ * kind's natural order, and always ends with a unique tiebreak so pages never overlap or skip.
+ */
+export function buildSearchQuery(db: AnyDb, kind: Kind, request: SearchRequest): SearchQueries {
+  const { byPriceList } = request
+  const conditions = activeFilters(kind, request.filters).map(({ filter, value }) =>
+    byPriceList ? entryCondition(kind, filter, value) : matviewCondition(filter, value),
+  )
+  const from = byPriceList ? `${kind.priceTable} as e` : `${kind.matview} as m`
+  const withFilters = <Q extends SelectQueryBuilder<any, any, any>>(query: Q): Q =>
+    conditions.reduce((q, condition) => q.where(condition as Expression<SqlBool>) as Q, query)
+
+  const selections = kind.itemFields.map((field) => (fieldSql(field, byPriceList) ?? sql`NULL`).as(field.name))
+
+  const sorted = resolveSort(kind, request.page.sort)
+  const orderBy: RawBuilder<unknown>[] = []
+  const ordering = sorted.length > 0 ? sorted : kind.order.map((field) => ({ field, order: undefined }))
+  for (const { field, order } of ordering) {
+    const expression = fieldSql(field, byPriceList)
+    if (!expression) continue
+    const key = order?.ignoreCase && field.type === 'text' ? sql`lower(${expression})` : expression
+    orderBy.push(order?.direction === 'desc' ? sql`${key} DESC` : key)
+  }
+  if (byPriceList) orderBy.push(sql.ref('e.id'))
+  else orderBy.push(sql.ref('m.sku_id'), sql.ref('m.price_id'))
+
+  const { page, size } = request.page
+  let pageQuery = withFilters(db.selectFrom(from).select(selections)) as SelectQueryBuilder<any, any, Row>
+  for (const expression of orderBy) pageQuery = pageQuery.orderBy(expression as never)
+  pageQuery = pageQuery.limit(size).offset(page * size)
+
+  const countQuery = withFilters(db.selectFrom(from).select(sql<number | string>`count(*)`.as('count')))
+  return { page: pageQuery, count: countQuery }
+}

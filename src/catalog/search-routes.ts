@@ -1,0 +1,128 @@
+import type { FastifyInstance } from 'fastify'
+import Type, { type TSchema } from 'typebox'
+import type { Db } from '../db/database.js'
+import {
+  buildPage,
+  type Page,
+  PageSchema,
+  pagingQueryProperties,
+  parsePageRequest,
+  resolveTotal,
+} from '../http/page.js'
+import {
+  NullableDecimalInput,
+  NullableInteger,
+  NullableNumber,
+  NullableString,
+  problemResponses,
+} from '../http/schemas.js'
+import type { Filter, ItemField, Kind } from './kind.js'
+import { kinds } from './kinds.js'
+import { buildSearchQuery, type SearchRequest } from './search-query.js'
+
+const SEARCH_DEFAULT_SIZE = 10
+
+/** The request body of a kind's search: `byPriceList` and the kind's filters; unknown fields are ignored. */
+export function searchBodySchema(kind: Kind) {
+  const filters: Record<string, TSchema> = {}
+  for (const filter of kind.filters) filters[filter.name] = Type.Optional(filterSchema(filter))
+  return Type.Object(
+    {
+      byPriceList: Type.Boolean({
+        description: 'true: search the price list; false: search the matview (priced SKUs)',
+      }),
+      ...filters,
+    },
+    { title: `${kind.title} search`, additionalProperties: true },
+  )
+}
+
+function filterSchema(filter: Filter): TSchema {
+  const beyond = filter.prescription ? ' (prescription filter, beyond the contract)' : ''
+  if (filter.match === 'substring') {
+    return NullableString({ maxLength: 255, description: `Case-insensitive substring; empty = no filter${beyond}` })
+  }
+  const description =
+    filter.match === 'equals'
+      ? 'Equal as a number (1.6 = 1.60)'
+      : `Covered: a concrete value equal to it, or a range containing it${beyond}`
+  return NullableDecimalInput({ description })
+}
+
+function itemFieldSchema(field: ItemField): TSchema {
+  if (field.source.from === 'price') return Type.Number({ description: 'Retail price, roubles' })
+  if (field.type === 'text') return NullableString()
+  if (field.type === 'integer') return NullableInteger()
+  return NullableNumber()
+}
+
+/** The item of a kind's search page: every field present, `null` where unknown. */
+export function searchItemSchema(kind: Kind) {
+  const properties: Record<string, TSchema> = {}
+  for (const field of kind.itemFields) properties[field.name] = itemFieldSchema(field)
+  return Type.Object(properties, { title: `${kind.title} item` })
+}
+
+/** Decimal columns arrive as exact strings; JSON carries them as numbers (display only, no arithmetic). */
+function numericFieldsOf(kind: Kind): string[] {
+  return kind.itemFields.filter((field) => field.type !== 'text').map((field) => field.name)
+}
+
+/** Runs one search: the page, then the count only when the page cannot tell the total. */
+export async function searchKind(db: Db, kind: Kind, request: SearchRequest): Promise<Page<Record<string, unknown>>> {
+  const queries = buildSearchQuery(db as never, kind, request)
+  const numericFields = numericFieldsOf(kind)
+  const rows = await queries.page.execute()
+  for (const row of rows) {
+    for (const name of numericFields) {
+      const value = row[name]
+      if (value !== null && value !== undefined) row[name] = Number(value)
+    }
+  }
+  const total = await resolveTotal(request.page, rows.length, async () => {
+    const result = await queries.count.executeTakeFirstOrThrow()
+    return Number(result.count)
+  })
+  return buildPage(rows, request.page, total)
+}
+
+/** The seven search endpoints: one registration per kind descriptor, one handler. */
+export async function searchRoutes(app: FastifyInstance): Promise<void> {
+  for (const kind of kinds) {
+    const body = searchBodySchema(kind)
+    app.post(
+      `/api/v2/good/nomenclature/search/${kind.path}`,
+      {
+        schema: {
+          tags: ['nomenclature'],
+          operationId: `search${kind.path.replace(/(^|-)([a-z])/g, (_m, _dash, letter: string) => letter.toUpperCase())}`,
+          summary: `Search ${kind.title.toLowerCase()}`,
+          description:
+            'A page of items matching the filters, each with its retail price. Paging and sort as Spring Data: ' +
+            '`page` (from 0), `size` (default 10), `sort=field[,asc|desc][,ignorecase]` (repeatable, item fields only).',
+          querystring: Type.Object({
+            ...pagingQueryProperties(SEARCH_DEFAULT_SIZE),
+            sort: Type.Optional(
+              Type.Array(Type.String(), {
+                description: `Sort: ${kind.itemFields.map((f) => f.name).join(', ')}; e.g. retailPrice,desc`,
+              }),
+            ),
+          }),
+          body,
+          response: { 200: PageSchema(searchItemSchema(kind)), ...problemResponses(400, 415, 503) },
+        },
+      },
+      async (request) => {
+        const filters = request.body as Record<string, string | number | null | undefined> & { byPriceList: boolean }
+        return searchKind(app.db.read, kind, {
+          byPriceList: filters.byPriceList,
+          filters,
+          page: parsePageRequest(request.query as Record<string, unknown>, {
+            defaultSize: SEARCH_DEFAULT_SIZE,
+            maxSize: app.config.maxPageSize,
+          }),
+        })
+      },
+    )
+  }
+}

@@ -1,0 +1,162 @@
+import { isIP } from 'node:net'
+import envSchema from 'env-schema'
+import Type, { type Static } from 'typebox'
+
+/**
+ * The environment the service reads, as one schema: defaults, types and allowed values live here and nowhere else.
+ * Every variable is documented in the README's configuration table.
+ */
+const EnvSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  DATABASE_READ_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+  DATA_DIR: Type.String({ minLength: 1, default: './data' }),
+  DEMO_DATA: Type.Union([Type.Literal('auto'), Type.Literal('true'), Type.Literal('false')], { default: 'auto' }),
+  DEMO_SCALE: Type.Integer({ minimum: 0, maximum: 10_000_000, default: 3000 }),
+  AUTH_MODE: Type.Union([Type.Literal('none'), Type.Literal('jwt')], { default: 'none' }),
+  AUTH_JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
+  AUTH_JWKS_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  AUTH_ISSUER: Type.Optional(Type.String({ minLength: 1 })),
+  AUTH_AUDIENCE: Type.Optional(Type.String({ minLength: 1 })),
+  BUSINESS_TIMEZONE: Type.String({ minLength: 1, default: 'Europe/Moscow' }),
+  MAX_PAGE_SIZE: Type.Integer({ minimum: 1, maximum: 100_000, default: 2000 }),
+  BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 1_073_741_824, default: 1_048_576 }),
+  IMPORT_BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 1_073_741_824, default: 104_857_600 }),
+  CORS_ORIGINS: Type.String({ default: '' }),
+  RATE_LIMIT_MAX: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
+  RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1, maximum: 86_400_000, default: 60_000 }),
+  REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 0, maximum: 3_600_000, default: 30_000 }),
+  MATVIEW_REFRESH_DELAY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 200 }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
+    { default: 'info' },
+  ),
+})
+
+type Env = Static<typeof EnvSchema>
+
+export interface Config {
+  readonly port: number
+  readonly host: string
+  readonly databaseUrl: string | undefined
+  readonly databaseReadUrl: string | undefined
+  readonly databasePoolSize: number
+  readonly dataDir: string
+  readonly demoData: 'auto' | 'true' | 'false'
+  readonly demoScale: number
+  readonly auth: {
+    readonly mode: 'none' | 'jwt'
+    readonly jwtSecret: string | undefined
+    readonly jwksUrl: string | undefined
+    readonly issuer: string | undefined
+    readonly audience: string | undefined
+  }
+  readonly businessTimezone: string
+  readonly maxPageSize: number
+  readonly bodyLimit: number
+  readonly importBodyLimit: number
+  readonly corsOrigins: readonly string[]
+  readonly rateLimit: { readonly max: number; readonly windowMs: number }
+  readonly requestTimeoutMs: number
+  readonly matviewRefreshDelayMs: number
+  readonly logLevel: string
+}
+
+/** A configuration problem, reported as one line naming the variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+/**
+ * Reads and validates the environment. Throws {@link ConfigError} with one line naming the offending variable;
+ * nothing else in the service reads `process.env`.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const data: Record<string, string> = {}
+  for (const key of Object.keys(EnvSchema.properties)) {
+    const value = env[key]
+    // An empty variable means "not set", as in most deployment tools.
+    if (value !== undefined && value.trim() !== '') data[key] = value.trim()
+  }
+  let parsed: Env
+  try {
+    parsed = envSchema({ schema: structuredClone(EnvSchema) as never, data, env: false }) as unknown as Env
+  } catch (error) {
+    throw new ConfigError(describeEnvError(error, data))
+  }
+
+  if (!isValidTimezone(parsed.BUSINESS_TIMEZONE)) {
+    throw new ConfigError(`BUSINESS_TIMEZONE: unknown time zone '${parsed.BUSINESS_TIMEZONE}' (e.g. Europe/Moscow)`)
+  }
+  if (parsed.AUTH_MODE === 'none' && !isLoopback(parsed.HOST)) {
+    throw new ConfigError(
+      `AUTH_MODE: 'none' is allowed only on a loopback HOST (got HOST=${parsed.HOST}); set AUTH_MODE=jwt to listen there`,
+    )
+  }
+  if (parsed.AUTH_MODE === 'jwt' && !parsed.AUTH_JWT_SECRET && !parsed.AUTH_JWKS_URL) {
+    throw new ConfigError('AUTH_JWT_SECRET: AUTH_MODE=jwt needs AUTH_JWT_SECRET (HS256) or AUTH_JWKS_URL (OIDC)')
+  }
+
+  return Object.freeze({
+    port: parsed.PORT,
+    host: parsed.HOST,
+    databaseUrl: parsed.DATABASE_URL,
+    databaseReadUrl: parsed.DATABASE_READ_URL,
+    databasePoolSize: parsed.DATABASE_POOL_SIZE,
+    dataDir: parsed.DATA_DIR,
+    demoData: parsed.DEMO_DATA,
+    demoScale: parsed.DEMO_SCALE,
+    auth: Object.freeze({
+      mode: parsed.AUTH_MODE,
+      jwtSecret: parsed.AUTH_JWT_SECRET,
+      jwksUrl: parsed.AUTH_JWKS_URL,
+      issuer: parsed.AUTH_ISSUER,
+      audience: parsed.AUTH_AUDIENCE,
+    }),
+    businessTimezone: parsed.BUSINESS_TIMEZONE,
+    maxPageSize: parsed.MAX_PAGE_SIZE,
+    bodyLimit: parsed.BODY_LIMIT,
+    importBodyLimit: parsed.IMPORT_BODY_LIMIT,
+    corsOrigins: Object.freeze(
+      parsed.CORS_ORIGINS.split(',')
+        .map((origin) => origin.trim())
+        .filter(Boolean),
+    ),
+    rateLimit: Object.freeze({ max: parsed.RATE_LIMIT_MAX, windowMs: parsed.RATE_LIMIT_WINDOW_MS }),
+    requestTimeoutMs: parsed.REQUEST_TIMEOUT_MS,
+    matviewRefreshDelayMs: parsed.MATVIEW_REFRESH_DELAY_MS,
+    logLevel: parsed.LOG_LEVEL,
+  })
+}
+
+function describeEnvError(error: unknown, data: Record<string, string>): string {
+  const first = (error as { errors?: { instancePath: string; message?: string; params?: Record<string, unknown> }[] })
+    .errors?.[0]
+  if (!first) return String((error as Error).message ?? error)
+  const variable = first.instancePath.replace(/^\//, '') || String(first.params?.missingProperty ?? 'environment')
+  const schema = (EnvSchema.properties as Record<string, { anyOf?: { const: string }[]; pattern?: string }>)[variable]
+  const allowed = schema?.anyOf?.map((option) => option.const).join(', ')
+  const got = data[variable] === undefined ? '' : ` (got '${data[variable]}')`
+  if (allowed) return `${variable}: must be one of ${allowed}${got}`
+  return `${variable}: ${first.message ?? 'is invalid'}${got}`
+}
+
+function isValidTimezone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone })
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** True for addresses only this machine can reach: the loopback range and `localhost`. */
+export function isLoopback(host: string): boolean {
+  if (host === 'localhost') return true
+  const version = isIP(host)
+  if (version === 4) return host.startsWith('127.')
+  if (version === 6) return host === '::1' || host === '0:0:0:0:0:0:0:1'
+  return false
+}

@@ -1,0 +1,205 @@
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { PGlite, types as pgliteTypes } from '@electric-sql/pglite'
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
+import { type CompiledQuery, Kysely, PostgresDialect } from 'kysely'
+import pg from 'pg'
+import { from as copyFrom } from 'pg-copy-streams'
+import { type PGliteClient, PGlitePool } from './pglite-pool.js'
+import type { DB } from './tables.js'
+
+export type Db = Kysely<DB>
+
+export interface DatabaseOptions {
+  /** `postgres://…`: use that server through `pg`. Unset: the embedded PGlite database. */
+  readonly url?: string | undefined
+  /** Optional read replica (server mode only); searches and listings read there. */
+  readonly readUrl?: string | undefined
+  /** Embedded database directory; unset keeps the embedded database in memory. */
+  readonly dataDir?: string | undefined
+  /** Server mode: the schema to work in (tests isolate themselves this way). `public` stays on the path. */
+  readonly schema?: string | undefined
+  readonly poolSize?: number | undefined
+  readonly applicationName?: string | undefined
+}
+
+/** A connection lent for a hand-written transaction: plain SQL, compiled Kysely queries and `COPY … FROM STDIN`. */
+export interface RawClient {
+  query<Row = Record<string, unknown>>(sql: string, parameters?: readonly unknown[]): Promise<Row[]>
+  execute<Row>(query: CompiledQuery<Row>): Promise<Row[]>
+  /**
+   * Streams CSV text into `COPY <table>(<columns>) FROM STDIN WITH (FORMAT csv)`; returns the row count.
+   * The chunks must be CSV without a header, in the column order given.
+   */
+  copyCsv(table: string, columns: readonly string[], chunks: AsyncIterable<string>): Promise<number>
+}
+
+export interface Database {
+  readonly driver: 'pglite' | 'postgres'
+  /** Reads and writes: the primary. */
+  readonly primary: Db
+  /** Searches and listings: the read replica when configured, else the same as {@link primary}. */
+  readonly read: Db
+  /** Runs `fn` in one transaction on one connection, with COPY available; commits, or rolls back on a throw. */
+  rawTransaction<T>(fn: (client: RawClient) => Promise<T>): Promise<T>
+  /** Cheap liveness check of the primary. */
+  ping(): Promise<void>
+  close(): Promise<void>
+}
+
+/*
+ * Both drivers hand back the same JavaScript types, so no code above this file knows which one runs:
+ * int8 (ids, count(*)) → number, numeric → string (exact money), date → 'YYYY-MM-DD', timestamptz → Date.
+ */
+const INT8 = 20
+const NUMERIC = 1700
+const DATE = 1082
+
+function pgTypeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
+  if (oid === INT8) return Number
+  if (oid === NUMERIC || oid === DATE) return (value: string) => value
+  return pg.types.getTypeParser(oid, format ?? 'text') as (value: string) => unknown
+}
+
+const pgliteParsers = {
+  [pgliteTypes.INT8]: (value: string) => Number(value),
+  [pgliteTypes.NUMERIC]: (value: string) => value,
+  [pgliteTypes.DATE]: (value: string) => value,
+}
+
+/** Opens the embedded database or the server, according to the options. Does not migrate. */
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  return options.url ? openServer(options, options.url) : openEmbedded(options)
+}
+
+async function openEmbedded(options: DatabaseOptions): Promise<Database> {
+  const pglite = await PGlite.create({
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+    extensions: { pg_trgm },
+    parsers: pgliteParsers,
+  })
+  const pool = new PGlitePool(pglite)
+  const db: Db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: pool as never }) })
+
+  const copyCsvWith =
+    (client: PGliteClient) => async (table: string, columns: readonly string[], chunks: AsyncIterable<string>) => {
+      // PGlite reads COPY input from a blob; large inputs go in slices so memory stays bounded.
+      const copySql = `COPY ${table} (${columns.join(', ')}) FROM '/dev/blob' WITH (FORMAT csv)`
+      let parts: string[] = []
+      let size = 0
+      let total = 0
+      for await (const chunk of chunks) {
+        parts.push(chunk)
+        size += chunk.length
+        if (size >= 16 * 1024 * 1024) {
+          total += await client.copyFromBlob(copySql, new Blob(parts))
+          parts = []
+          size = 0
+        }
+      }
+      if (parts.length > 0) total += await client.copyFromBlob(copySql, new Blob(parts))
+      return total
+    }
+
+  return {
+    driver: 'pglite',
+    primary: db,
+    read: db,
+    async rawTransaction(fn) {
+      const client = await pool.connect()
+      try {
+        await client.query('BEGIN')
+        const raw: RawClient = {
+          query: async (sql, parameters) => (await client.query(sql, parameters)).rows as never,
+          execute: async (query) => (await client.query(query.sql, query.parameters)).rows as never,
+          copyCsv: copyCsvWith(client),
+        }
+        const result = await fn(raw)
+        await client.query('COMMIT')
+        return result
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {})
+        throw error
+      } finally {
+        client.release()
+      }
+    },
+    async ping() {
+      await pglite.query('select 1')
+    },
+    async close() {
+      await db.destroy()
+      await pglite.close()
+    },
+  }
+}
+
+function newPool(url: string, options: DatabaseOptions): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 3000,
+    idleTimeoutMillis: 30_000,
+    application_name: options.applicationName ?? 'optics-catalog',
+    types: { getTypeParser: pgTypeParser } as never,
+    ...(options.schema ? { options: `-c search_path=${quoteIdent(options.schema)},public` } : {}),
+  })
+  // An idle client losing its server must not crash the process; the next query reports the outage.
+  pool.on('error', () => {})
+  return pool
+}
+
+async function openServer(options: DatabaseOptions, url: string): Promise<Database> {
+  const pool = newPool(url, options)
+  const db: Db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) })
+  let read = db
+  let readPool: pg.Pool | undefined
+  if (options.readUrl) {
+    readPool = newPool(options.readUrl, options)
+    read = new Kysely<DB>({ dialect: new PostgresDialect({ pool: readPool }) })
+  }
+
+  return {
+    driver: 'postgres',
+    primary: db,
+    read,
+    async rawTransaction(fn) {
+      const client = await pool.connect()
+      let broken = false
+      try {
+        await client.query('BEGIN')
+        const raw: RawClient = {
+          query: async (sql, parameters) => (await client.query(sql, parameters as unknown[])).rows,
+          execute: async (query) => (await client.query(query.sql, query.parameters as unknown[])).rows,
+          async copyCsv(table, columns, chunks) {
+            const stream = client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN WITH (FORMAT csv)`))
+            await pipeline(Readable.from(chunks), stream)
+            return Number(stream.rowCount ?? 0)
+          },
+        }
+        const result = await fn(raw)
+        await client.query('COMMIT')
+        return result
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {
+          broken = true
+        })
+        throw error
+      } finally {
+        client.release(broken)
+      }
+    },
+    async ping() {
+      await pool.query('select 1')
+    },
+    async close() {
+      await db.destroy()
+      if (read !== db) await read.destroy()
+    },
+  }
+}
+
+/** Quotes an SQL identifier (table, schema, column) that comes from this code base, never from a request. */
+export function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`
+}

@@ -1,0 +1,52 @@
+import Type, { type TSchema } from 'typebox'
+
+/*
+ * Schema pieces shared by the routes. Nullable scalars use JSON Schema type arrays (`["string","null"]`) rather
+ * than `anyOf`: validation errors then name one expectation, the serializer takes its fast path, and OpenAPI 3.1
+ * reads them as they are.
+ */
+
+export const NullableString = (options: Record<string, unknown> = {}) =>
+  Type.Unsafe<string | null>({ type: ['string', 'null'], ...options })
+
+export const NullableNumber = (options: Record<string, unknown> = {}) =>
+  Type.Unsafe<number | null>({ type: ['number', 'null'], ...options })
+
+export const NullableInteger = (options: Record<string, unknown> = {}) =>
+  Type.Unsafe<number | null>({ type: ['integer', 'null'], ...options })
+
+/** A decimal written as a JSON number or as a numeric string (`"1500.00"`, as Jackson accepts for BigDecimal). */
+export const decimalPattern = '^\\s*[-+]?(\\d+(\\.\\d*)?|\\.\\d+)\\s*$'
+
+export const DecimalInput = (options: Record<string, unknown> = {}) =>
+  Type.Unsafe<number | string>({ type: ['number', 'string'], pattern: decimalPattern, ...options })
+
+export const NullableDecimalInput = (options: Record<string, unknown> = {}) =>
+  Type.Unsafe<number | string | null>({ type: ['number', 'string', 'null'], pattern: decimalPattern, ...options })
+
+/** RFC 9457 problem details, as every error response carries them. */
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    instance: Type.String(),
+    errors: Type.Optional(
+      Type.Array(Type.Object({ field: Type.String(), message: Type.String() }), {
+        description: 'Validation errors, one per offending field',
+      }),
+    ),
+  },
+  { $id: 'Problem', additionalProperties: true, description: 'RFC 9457 problem details (application/problem+json)' },
+)
+
+/** The error responses a route documents besides its success. */
+export function problemResponses(...statuses: number[]): Record<number, TSchema> {
+  return Object.fromEntries(statuses.map((status) => [status, Type.Ref('Problem')]))
+}
+
+/** The decimal text of a validated decimal input (never a float computation). */
+export function decimalText(value: number | string): string {
+  return typeof value === 'number' ? String(value) : value.trim()
+}

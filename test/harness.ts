@@ -1,0 +1,151 @@
+import { randomBytes } from 'node:crypto'
+import { cpSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe } from 'node:test'
+import type { FastifyInstance } from 'fastify'
+import pg from 'pg'
+import { buildApp } from '../src/app.js'
+import { type Config, loadConfig } from '../src/config.js'
+import { type Database, openDatabase, quoteIdent } from '../src/db/database.js'
+import { migrateToLatest } from '../src/db/migrate.js'
+
+/*
+ * The shared test harness: every suite that touches data runs on both databases, each time on a fresh, migrated
+ * one. PGlite suites clone a data directory migrated once per `npm test` (test/prepare.ts builds it; a test file
+ * run alone builds its own); server suites get a fresh schema of TEST_DATABASE_URL and drop it afterwards.
+ */
+
+export type Target = 'pglite' | 'postgres'
+
+export interface TestContext {
+  /** The open, migrated, empty database of this suite. */
+  readonly db: Database
+  readonly target: Target
+  /** Opens a second, independent connection set to the same database (another "instance" of the service). */
+  openAnother(): Promise<Database>
+}
+
+const serverUrl = process.env.TEST_DATABASE_URL?.trim() || undefined
+
+let templatePromise: Promise<string> | undefined
+
+/** Builds a migrated PGlite data directory; returns its path. */
+export async function buildPgliteTemplate(directory: string): Promise<void> {
+  const building = `${directory}.${process.pid}.${randomBytes(4).toString('hex')}`
+  const db = await openDatabase({ dataDir: building })
+  await migrateToLatest(db.primary)
+  await db.close()
+  rmSync(directory, { recursive: true, force: true })
+  renameSync(building, directory)
+}
+
+function pgliteTemplate(): Promise<string> {
+  templatePromise ??= (async () => {
+    const prepared = process.env.TEST_PGLITE_TEMPLATE
+    if (prepared && existsSync(prepared)) return prepared
+    const directory = join(mkdtempSync(join(tmpdir(), 'optics-template-')), 'data')
+    await buildPgliteTemplate(directory)
+    return directory
+  })()
+  return templatePromise
+}
+
+async function openPglite(): Promise<{ db: Database; cleanup: () => Promise<void>; dataDir: string }> {
+  const template = await pgliteTemplate()
+  const dataDir = join(mkdtempSync(join(tmpdir(), 'optics-test-')), 'data')
+  cpSync(template, dataDir, { recursive: true })
+  const db = await openDatabase({ dataDir })
+  return {
+    db,
+    dataDir,
+    cleanup: async () => {
+      await db.close().catch(() => {})
+      rmSync(join(dataDir, '..'), { recursive: true, force: true })
+    },
+  }
+}
+
+async function openServerSchema(url: string): Promise<{ db: Database; schema: string; cleanup: () => Promise<void> }> {
+  const schema = `test_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`
+  const admin = new pg.Client({ connectionString: url })
+  await admin.connect()
+  try {
+    // Extensions are per database; concurrent suites may race to create it, so a failure here is retried once.
+    await admin.query('CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public').catch(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      await admin.query('CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public')
+    })
+    await admin.query(`CREATE SCHEMA ${quoteIdent(schema)}`)
+  } finally {
+    await admin.end()
+  }
+  const db = await openDatabase({ url, schema, poolSize: 5 })
+  await migrateToLatest(db.primary)
+  return {
+    db,
+    schema,
+    cleanup: async () => {
+      await db.close().catch(() => {})
+      const dropper = new pg.Client({ connectionString: url })
+      await dropper.connect()
+      await dropper.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`).catch(() => {})
+      await dropper.end()
+    },
+  }
+}
+
+/**
+ * Declares a suite once per database. Inside `body`, `ctx.db` is a fresh migrated database (opened before the
+ * first test, dropped after the last). Without TEST_DATABASE_URL the server half is skipped, visibly.
+ */
+export function eachDatabase(title: string, body: (ctx: TestContext) => void): void {
+  for (const target of ['pglite', 'postgres'] as const) {
+    if (target === 'postgres' && !serverUrl) {
+      describe(`${title} [postgres]`, {
+        skip: 'TEST_DATABASE_URL is not set: the PostgreSQL half is skipped',
+      }, () => {})
+      continue
+    }
+    describe(`${title} [${target}]`, () => {
+      let cleanup: (() => Promise<void>) | undefined
+      const others: Database[] = []
+      let extra: { dataDir?: string; schema?: string } = {}
+      const ctx = {
+        target,
+        db: undefined as unknown as Database,
+        async openAnother(): Promise<Database> {
+          if (target === 'postgres') {
+            const another = await openDatabase({ url: serverUrl, schema: extra.schema, poolSize: 5 })
+            others.push(another)
+            return another
+          }
+          throw new Error('an embedded database has one connection; a second instance needs the server')
+        },
+      }
+      before(async () => {
+        const opened = target === 'pglite' ? await openPglite() : await openServerSchema(serverUrl!)
+        ctx.db = opened.db
+        cleanup = opened.cleanup
+        extra = opened
+      })
+      after(async () => {
+        for (const another of others) await another.close().catch(() => {})
+        await cleanup?.()
+      })
+      body(ctx)
+    })
+  }
+}
+
+/** The configuration of a test: defaults (loopback, no auth) with the given variables. */
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({ DEMO_DATA: 'false', LOG_LEVEL: 'silent', ...env })
+}
+
+/** Builds the application around a test database; close it with `app.close()` (the database stays open). */
+export async function buildTestApp(db: Database, env: Record<string, string> = {}): Promise<FastifyInstance> {
+  const app = await buildApp({ config: testConfig(env), db, logger: false })
+  await app.ready()
+  return app
+}

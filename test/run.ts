@@ -1,0 +1,56 @@
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { availableParallelism, tmpdir } from 'node:os'
+import { join, relative } from 'node:path'
+import { buildPgliteTemplate } from './harness.js'
+
+/*
+ * `npm test`: builds the migrated PGlite template once, then runs every `*.test.ts` under src/, test/ and bench/
+ * with Node's test runner. Arguments narrow the run to files whose path contains one of them.
+ */
+
+function findTests(directory: string): string[] {
+  const found: string[] = []
+  for (const name of readdirSync(directory)) {
+    const path = join(directory, name)
+    if (name === 'node_modules' || name.startsWith('.')) continue
+    if (statSync(path).isDirectory()) found.push(...findTests(path))
+    else if (name.endsWith('.test.ts')) found.push(relative(process.cwd(), path))
+  }
+  return found
+}
+
+const filters = process.argv.slice(2)
+const files = ['src', 'test', 'bench']
+  .flatMap((directory) => {
+    try {
+      return findTests(directory)
+    } catch {
+      return []
+    }
+  })
+  .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
+  .sort()
+
+if (!process.env.TEST_DATABASE_URL) {
+  process.stdout.write('TEST_DATABASE_URL is not set: suites run on PGlite only; the PostgreSQL half is skipped.\n')
+}
+
+const work = mkdtempSync(join(tmpdir(), 'optics-test-run-'))
+const template = join(work, 'template')
+await buildPgliteTemplate(template)
+
+const result = spawnSync(
+  process.execPath,
+  [
+    '--import',
+    'tsx',
+    '--test',
+    `--test-concurrency=${Math.max(2, availableParallelism())}`,
+    '--test-timeout=300000',
+    ...files,
+  ],
+  { stdio: 'inherit', env: { ...process.env, TEST_PGLITE_TEMPLATE: template } },
+)
+rmSync(work, { recursive: true, force: true })
+process.exit(result.status ?? 1)
