@@ -54,7 +54,7 @@ export function activeFilters(kind: Kind, values: FilterValues): { filter: Filte
 /** `low IS NULL OR low <= v` and `high IS NULL OR high >= v`: inside an inclusive range whose NULL bound is open. */
 function insideSql(low: RawBuilder<unknown>, high: RawBuilder<unknown>, value: string | number): RawBuilder<SqlBool> {
   const v = decimalSql(value)
-  return sql<SqlBool>`(${low} IS NULL OR ${low} <= ${v}) AND (${high} IS NULL OR ${high} >= ${v})`
+  return sql<SqlBool>`((${low} IS NULL OR ${low} <= ${v}) AND (${high} IS NULL OR ${high} >= ${v}))`
 }
 
 /** The condition of one filter on a matview row `m`. */
