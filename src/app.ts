@@ -1,8 +1,11 @@
 import { parse as parseQueryString } from 'node:querystring'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import { catalogStatusRoutes } from './catalog/catalog-status-routes.js'
+import { registerMatviewRefresh } from './catalog/matview-refresh.js'
 import { searchRoutes } from './catalog/search-routes.js'
 import type { Config } from './config.js'
 import type { Database } from './db/database.js'
+import { glassPriceRoutes } from './glass-prices/glass-price-routes.js'
 import { operationsRoutes } from './http/operations-routes.js'
 import { registerProblemHandlers } from './http/problem.js'
 import { ProblemSchema } from './http/schemas.js'
@@ -54,9 +57,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerValidation(app)
   registerProblemHandlers(app)
   app.addSchema(ProblemSchema)
+  registerMatviewRefresh(app)
 
   await app.register(operationsRoutes)
   await app.register(searchRoutes)
+  await app.register(catalogStatusRoutes)
+  await app.register(glassPriceRoutes)
 
   return app
 }

@@ -28,6 +28,7 @@ const EnvSchema = Type.Object({
   RATE_LIMIT_MAX: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
   RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1, maximum: 86_400_000, default: 60_000 }),
   REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 0, maximum: 3_600_000, default: 30_000 }),
+  MATVIEW_REFRESH: Type.Union([Type.Literal('auto'), Type.Literal('off')], { default: 'auto' }),
   MATVIEW_REFRESH_DELAY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 200 }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
@@ -60,6 +61,8 @@ export interface Config {
   readonly corsOrigins: readonly string[]
   readonly rateLimit: { readonly max: number; readonly windowMs: number }
   readonly requestTimeoutMs: number
+  /** `auto`: refresh stale matviews in the background; `off`: leave it to `refresh` runs (CLI, imports). */
+  readonly matviewRefresh: 'auto' | 'off'
   readonly matviewRefreshDelayMs: number
   readonly logLevel: string
 }
@@ -126,6 +129,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ),
     rateLimit: Object.freeze({ max: parsed.RATE_LIMIT_MAX, windowMs: parsed.RATE_LIMIT_WINDOW_MS }),
     requestTimeoutMs: parsed.REQUEST_TIMEOUT_MS,
+    matviewRefresh: parsed.MATVIEW_REFRESH,
     matviewRefreshDelayMs: parsed.MATVIEW_REFRESH_DELAY_MS,
     logLevel: parsed.LOG_LEVEL,
   })

@@ -138,9 +138,12 @@ export function eachDatabase(title: string, body: (ctx: TestContext) => void): v
   }
 }
 
-/** The configuration of a test: defaults (loopback, no auth) with the given variables. */
+/**
+ * The configuration of a test: defaults (loopback, no auth) with the given variables. The background matview
+ * refresher is off, so it never races a test's own refreshes; its tests turn it on (`MATVIEW_REFRESH: 'auto'`).
+ */
 export function testConfig(env: Record<string, string> = {}): Config {
-  return loadConfig({ DEMO_DATA: 'false', LOG_LEVEL: 'silent', ...env })
+  return loadConfig({ DEMO_DATA: 'false', LOG_LEVEL: 'silent', MATVIEW_REFRESH: 'off', ...env })
 }
 
 /** Builds the application around a test database; close it with `app.close()` (the database stays open). */

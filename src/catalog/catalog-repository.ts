@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely'
+import { dataGeneration, recordMatviewRefresh } from './catalog-state.js'
 import type { Kind } from './kind.js'
 
 /*
@@ -69,10 +70,15 @@ export async function insertSkus(db: Kysely<any>, kind: Kind, skus: readonly Sku
 }
 
 /**
- * Recomputes a kind's matview. `concurrently` keeps it readable meanwhile (the usual case); the plain form is
- * faster and is what bulk loads use before the service reads.
+ * Recomputes a kind's matview and records the data generation it now shows (catalog-state.ts), so the
+ * background refresher knows it is fresh. `concurrently` keeps it readable meanwhile (the usual case); the plain
+ * form is faster and is what bulk loads use before the service reads.
  */
 export async function refreshMatview(db: Kysely<any>, kind: Kind, options: { concurrently?: boolean } = {}) {
+  // Read before the refresh starts: the refresh then shows at least this generation's data.
+  const generation = await dataGeneration(db, kind)
+  const started = performance.now()
   const concurrently = options.concurrently ? sql`CONCURRENTLY ` : sql``
   await sql`REFRESH MATERIALIZED VIEW ${concurrently}${sql.table(kind.matview)}`.execute(db)
+  await recordMatviewRefresh(db, kind, generation, performance.now() - started)
 }

@@ -28,8 +28,11 @@ export function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (match) => `\\${match}`)
 }
 
-/** The condition "`column` contains `value`", normalised as the trigram index is (case, `ё`, trimming). */
-function containsSql(column: RawBuilder<unknown>, value: string): RawBuilder<SqlBool> {
+/**
+ * The condition "`column` contains `value`", normalised as the trigram index is (case, `ё`, trimming); `%` and `_`
+ * in `value` are literal. `value` is trimmed here; an empty one matches every non-NULL value, so callers skip it.
+ */
+export function containsSql(column: RawBuilder<unknown>, value: string): RawBuilder<SqlBool> {
   return sql<SqlBool>`optics_norm(${column}) LIKE '%' || optics_norm(${escapeLike(value.trim())}) || '%'`
 }
 

@@ -20,6 +20,41 @@ export interface GlassesPriceTable {
   version: ColumnType<number, number | undefined, number>
 }
 
+/** One per glass price list change (create, update, delete, bulk change, revert): who, when, with what. */
+export interface GlassPriceChangeTable {
+  id: Generated<number>
+  action: string
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>
+  created_by: string
+  /** jsonb: the parameters as the caller gave them (normalised), e.g. a bulk change's filters and rule. */
+  parameters: ColumnType<Record<string, unknown>, string, string>
+  changed_count: ColumnType<number, number | undefined, number>
+  reverts: number | null
+  reverted_by: number | null
+}
+
+/** One per entry and field a change touched; values as the column's text (`'1500.00'`), NULL = no entry. */
+export interface GlassPriceChangeRowTable {
+  change_id: number
+  entry_id: number
+  field: 'manufacturer' | 'brand' | 'model' | 'price' | 'purchase'
+  old_value: string | null
+  new_value: string | null
+}
+
+/** Per kind (`kind.path`): the generation of its data (bumped by every write) and the one its matview shows. */
+export interface CatalogStateTable {
+  kind: string
+  data_generation: ColumnType<number, number | undefined, number>
+  changed_at: Date | null
+  refreshed_generation: ColumnType<number, number | undefined, number>
+  refreshed_at: Date | null
+  refresh_ms: number | null
+}
+
 export interface DB {
   glasses_price: GlassesPriceTable
+  glass_price_change: GlassPriceChangeTable
+  glass_price_change_row: GlassPriceChangeRowTable
+  catalog_state: CatalogStateTable
 }

@@ -1,0 +1,122 @@
+import { type Kysely, sql } from 'kysely'
+import type { DB } from '../db/tables.js'
+import type { Kind } from './kind.js'
+
+/*
+ * How fresh each kind's matview is. Every statement that writes a kind's price list or nomenclature, by any path
+ * (API, COPY import, CLI, plain SQL), bumps the kind's data generation through a statement-level trigger; a
+ * refresh records the generation it was started from. Stale = data generation > refreshed generation.
+ *
+ * The bump is an UPDATE of the kind's one `catalog_state` row, so it becomes visible exactly when the writing
+ * transaction commits: a refresh that read generation G and then started sees at least G's data. (A sequence
+ * would be cheaper but is visible before commit, and a refresh could then record data it never saw.) The price:
+ * writers of one kind queue on that row from the end of their write statement to their commit.
+ */
+
+/** The DDL of the state table, the trigger function and one pair of triggers per kind. */
+export function catalogStateSql(kinds: readonly Kind[]): string[] {
+  const statements = [
+    `CREATE TABLE catalog_state (
+      kind text PRIMARY KEY,
+      data_generation bigint NOT NULL DEFAULT 0,
+      changed_at timestamptz,
+      refreshed_generation bigint NOT NULL DEFAULT 0,
+      refreshed_at timestamptz,
+      refresh_ms integer
+    )`,
+    // The search path is fixed at creation, so a session with another path still finds catalog_state.
+    `CREATE FUNCTION catalog_mark_stale() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+    BEGIN
+      UPDATE catalog_state SET data_generation = data_generation + 1, changed_at = now() WHERE kind = TG_ARGV[0];
+      RETURN NULL;
+    END
+    $$`,
+  ]
+  for (const kind of kinds) {
+    const key = `'${kind.path.replace(/'/g, "''")}'`
+    // A kind that already holds data may have been written after its matview was built: start it stale.
+    statements.push(
+      `INSERT INTO catalog_state (kind, data_generation)
+       SELECT ${key}, CASE WHEN EXISTS (SELECT 1 FROM ${kind.priceTable}) OR EXISTS (SELECT 1 FROM ${kind.skuTable})
+                           THEN 1 ELSE 0 END`,
+    )
+    for (const table of [kind.priceTable, kind.skuTable]) {
+      statements.push(
+        `CREATE TRIGGER ${table}_catalog_stale AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${table}
+         FOR EACH STATEMENT EXECUTE FUNCTION catalog_mark_stale(${key})`,
+      )
+    }
+  }
+  return statements
+}
+
+export interface CatalogState {
+  /** The kind's path (`contact-lenses`). */
+  readonly kind: string
+  readonly dataGeneration: number
+  readonly changedAt: Date | null
+  readonly refreshedGeneration: number
+  readonly refreshedAt: Date | null
+  /** How long the last refresh took, in milliseconds. */
+  readonly refreshMs: number | null
+  readonly stale: boolean
+}
+
+/** The state of every kind, in no particular order. */
+export async function readCatalogStates(db: Kysely<DB>): Promise<CatalogState[]> {
+  const rows = await db.selectFrom('catalog_state').selectAll().execute()
+  return rows.map((row) => ({
+    kind: row.kind,
+    dataGeneration: Number(row.data_generation),
+    changedAt: row.changed_at,
+    refreshedGeneration: Number(row.refreshed_generation),
+    refreshedAt: row.refreshed_at,
+    refreshMs: row.refresh_ms,
+    stale: Number(row.data_generation) > Number(row.refreshed_generation),
+  }))
+}
+
+/**
+ * The kind's current data generation: it changes (grows) with every committed write to the kind's price list or
+ * nomenclature, whatever wrote it. A cache of price-list search results keyed by it is never stale. Matview
+ * results depend on {@link matviewGeneration} instead, which lags behind until the next refresh.
+ */
+export async function dataGeneration(db: Kysely<any>, kind: Kind): Promise<number> {
+  const row = await (db as Kysely<DB>)
+    .selectFrom('catalog_state')
+    .select('data_generation')
+    .where('kind', '=', kind.path)
+    .executeTakeFirst()
+  return Number(row?.data_generation ?? 0)
+}
+
+/** The data generation the kind's matview was last refreshed from (what a matview search shows). */
+export async function matviewGeneration(db: Kysely<any>, kind: Kind): Promise<number> {
+  const row = await (db as Kysely<DB>)
+    .selectFrom('catalog_state')
+    .select('refreshed_generation')
+    .where('kind', '=', kind.path)
+    .executeTakeFirst()
+  return Number(row?.refreshed_generation ?? 0)
+}
+
+/**
+ * Records that the kind's matview now shows (at least) data generation `generation`. The generation must have
+ * been read BEFORE the refresh started; never lowers what an overlapping refresh recorded.
+ */
+export async function recordMatviewRefresh(
+  db: Kysely<any>,
+  kind: Kind,
+  generation: number,
+  durationMs: number,
+): Promise<void> {
+  await (db as Kysely<DB>)
+    .updateTable('catalog_state')
+    .set({
+      refreshed_generation: sql<number>`greatest(refreshed_generation, ${generation})`,
+      refreshed_at: sql<Date>`clock_timestamp()`,
+      refresh_ms: Math.round(durationMs),
+    })
+    .where('kind', '=', kind.path)
+    .execute()
+}

@@ -1,0 +1,269 @@
+import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely'
+import type { DB } from '../db/tables.js'
+import { inTransaction } from '../db/transaction.js'
+import { checkDecimal, compareDecimal, type DecimalValue } from '../http/decimal.js'
+import { badRequest, conflict, type FieldError, unprocessable } from '../http/problem.js'
+import { type GlassPriceFilter, glassPriceFilterConditions, glassPriceWhereSql } from './glass-price-filter.js'
+import {
+  type BulkChangeBody,
+  type BulkChangePreview,
+  MAX_PRICE,
+  type PreviewRow,
+  type PriceType,
+  ROUNDINGS,
+  type Rounding,
+} from './glass-price-schemas.js'
+import { finishChange, lockGlassPriceList, openChange } from './price-history.js'
+
+/*
+ * The bulk price change (SPEC §5), exactly:
+ *
+ *   selected = entries matching the listing's filters AND base price within [priceFrom, priceTo] (inclusive)
+ *   new      = round_half_up((base × (coefficient ?? 1) + (difference ?? 0)) / step) × step,  step 1 | 10 | 100
+ *
+ * All arithmetic is PostgreSQL `numeric` (`round(x, 0 | -1 | -2)` rounds half away from zero, and every result
+ * here is positive), in set-based statements. One transaction: the price list's advisory lock serialises bulk
+ * changes (the second sees the first's results whole), the selected rows are locked in id order, a single
+ * rejected row (new ≤ 0, or above the column's maximum) rejects the call before anything is written, and only
+ * rows whose value changes are written, with their history rows in the same statement.
+ */
+
+type Db = Kysely<DB>
+
+/** A validated bulk change: decimals as canonical text, `round` normalised (TO_INT → WHOLE). */
+export interface BulkChangeRule {
+  readonly priceFrom?: string
+  readonly priceTo?: string
+  readonly priceTypeBase: PriceType
+  readonly priceTypeChange: PriceType
+  readonly coefficient?: string
+  readonly difference?: string
+  readonly round: Rounding
+}
+
+const roundingAliases: Readonly<Record<string, Rounding>> = { TO_INT: 'WHOLE' }
+const allowedRoundings = `${ROUNDINGS.join(', ')} (TO_INT is an alias of WHOLE)`
+
+/** Checks a bulk change body beyond its types; every problem is a field error of one 400. */
+export function validateBulkChange(body: BulkChangeBody): BulkChangeRule {
+  const errors: FieldError[] = []
+  const decimal = (field: keyof BulkChangeBody, rule: Parameters<typeof checkDecimal>[1]) => {
+    const value = body[field] as number | string | null | undefined
+    if (value === null || value === undefined) return undefined
+    const checked = checkDecimal(value, rule)
+    if (typeof checked === 'string') {
+      errors.push({ field, message: checked })
+      return undefined
+    }
+    return checked
+  }
+  const priceFrom = decimal('priceFrom', { min: '0' })
+  const priceTo = decimal('priceTo', { min: '0' })
+  if (priceFrom && priceTo && compareDecimal(priceFrom, priceTo) > 0) {
+    errors.push({ field: 'priceFrom', message: 'must not be greater than priceTo' })
+  }
+  // A multiplier beyond 1000 or finer than a millionth is a typo, not a price policy.
+  const coefficient = decimal('coefficient', { above: '0', max: '1000', scale: 6 })
+  const difference = decimal('difference', { min: `-${MAX_PRICE}`, max: MAX_PRICE, scale: 2 })
+
+  let round: Rounding | undefined
+  if (body.round === null || body.round === undefined) {
+    errors.push({ field: 'round', message: `is required: one of ${allowedRoundings}` })
+  } else {
+    round = (ROUNDINGS as readonly string[]).includes(body.round)
+      ? (body.round as Rounding)
+      : roundingAliases[body.round]
+    if (!round) errors.push({ field: 'round', message: `must be one of ${allowedRoundings}` })
+  }
+
+  if (errors.length > 0 || !round) {
+    throw badRequest(`Invalid bulk price change: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors)
+  }
+  const text = (value: DecimalValue | undefined) => value?.text
+  return {
+    ...(priceFrom ? { priceFrom: text(priceFrom) } : {}),
+    ...(priceTo ? { priceTo: text(priceTo) } : {}),
+    priceTypeBase: body.priceTypeBase,
+    priceTypeChange: body.priceTypeChange,
+    ...(coefficient ? { coefficient: text(coefficient) } : {}),
+    ...(difference ? { difference: text(difference) } : {}),
+    round,
+  }
+}
+
+const priceColumn = { RETAIL: 'price', PURCHASE: 'purchase' } as const
+const roundingScale: Readonly<Record<Rounding, number>> = { WHOLE: 0, TENS: -1, HUNDREDS: -2 }
+
+interface RuleSql {
+  /** Every selection condition on `e`: the listing's filters and the base-price band. */
+  readonly where: RawBuilder<SqlBool>
+  readonly base: RawBuilder<unknown>
+  readonly oldValue: RawBuilder<unknown>
+  readonly newValue: RawBuilder<unknown>
+  readonly rejected: (value: RawBuilder<unknown>) => RawBuilder<SqlBool>
+}
+
+function ruleSql(filter: GlassPriceFilter, rule: BulkChangeRule): RuleSql {
+  const base = sql.ref(`e.${priceColumn[rule.priceTypeBase]}`)
+  const band: RawBuilder<SqlBool>[] = []
+  if (rule.priceFrom !== undefined) band.push(sql<SqlBool>`${base} >= ${rule.priceFrom}::numeric`)
+  if (rule.priceTo !== undefined) band.push(sql<SqlBool>`${base} <= ${rule.priceTo}::numeric`)
+  const coefficient = rule.coefficient ?? '1'
+  const difference = rule.difference ?? '0'
+  return {
+    where: glassPriceWhereSql([...glassPriceFilterConditions(filter), ...band]),
+    base,
+    oldValue: sql.ref(`e.${priceColumn[rule.priceTypeChange]}`),
+    newValue: sql`round(${base} * ${coefficient}::numeric + ${difference}::numeric, ${roundingScale[rule.round]}::int)`,
+    rejected: (value) => sql<SqlBool>`(${value} <= 0 OR ${value} > ${MAX_PRICE}::numeric)`,
+  }
+}
+
+/** `computed(id, manufacturer, brand, model, base, old_value, new_value)` over the selection, optionally locked. */
+function computedCte(parts: RuleSql, lock: boolean): RawBuilder<unknown> {
+  const locking = lock ? sql` ORDER BY e.id FOR UPDATE` : sql``
+  return sql`
+    WITH selected AS (
+      SELECT e.id, e.manufacturer, e.brand, e.model, e.price, e.purchase
+      FROM glasses_price e WHERE ${parts.where}${locking}
+    ), computed AS (
+      SELECT e.id, e.manufacturer, e.brand, e.model,
+             ${parts.base} AS base, ${parts.oldValue} AS old_value, ${parts.newValue} AS new_value
+      FROM selected e
+    )`
+}
+
+interface Counts {
+  readonly selectedCount: number
+  readonly changedCount: number
+  readonly rejectedCount: number
+}
+
+async function countSelection(db: Db, parts: RuleSql, lock: boolean): Promise<Counts> {
+  const { rows } = await sql<Record<'selected' | 'changed' | 'rejected', number | string>>`
+    ${computedCte(parts, lock)}
+    SELECT count(*) AS selected,
+           count(*) FILTER (WHERE new_value <> old_value) AS changed,
+           count(*) FILTER (WHERE ${parts.rejected(sql.ref('new_value'))}) AS rejected
+    FROM computed`.execute(db)
+  const row = rows[0]
+  return {
+    selectedCount: Number(row?.selected ?? 0),
+    changedCount: Number(row?.changed ?? 0),
+    rejectedCount: Number(row?.rejected ?? 0),
+  }
+}
+
+async function firstRows(db: Db, parts: RuleSql, which: 'changed' | 'rejected', limit: number): Promise<PreviewRow[]> {
+  const condition = which === 'changed' ? sql`new_value <> old_value` : parts.rejected(sql.ref('new_value'))
+  const { rows } = await sql<Record<string, string | number>>`
+    ${computedCte(parts, false)}
+    SELECT id, manufacturer, brand, model, base, old_value, new_value FROM computed
+    WHERE ${condition} ORDER BY id LIMIT ${limit}`.execute(db)
+  return rows.map((row) => ({
+    id: Number(row.id),
+    manufacturer: String(row.manufacturer),
+    brand: String(row.brand),
+    model: String(row.model),
+    base: Number(row.base),
+    oldValue: Number(row.old_value),
+    newValue: Number(row.new_value),
+  }))
+}
+
+const PREVIEW_ROWS = 100
+const REJECTED_ROWS = 20
+
+/** What the change would do, computed exactly as {@link applyBulkPriceChange} does; writes and locks nothing. */
+export async function previewBulkPriceChange(
+  db: Db,
+  filter: GlassPriceFilter,
+  rule: BulkChangeRule,
+): Promise<BulkChangePreview> {
+  const parts = ruleSql(filter, rule)
+  const counts = await countSelection(db, parts, false)
+  return {
+    selectedCount: counts.selectedCount,
+    changedCount: counts.changedCount,
+    unchangedCount: counts.selectedCount - counts.changedCount,
+    rejectedCount: counts.rejectedCount,
+    changes: counts.changedCount > 0 ? await firstRows(db, parts, 'changed', PREVIEW_ROWS) : [],
+    rejected: counts.rejectedCount > 0 ? await firstRows(db, parts, 'rejected', REJECTED_ROWS) : [],
+  }
+}
+
+export interface BulkChangeResult {
+  /** The change (batch) recorded in the history. */
+  readonly batch: number
+  readonly selectedCount: number
+  readonly changedCount: number
+}
+
+/**
+ * Applies a bulk price change, all or nothing, and records it as one change (batch) with a row per changed
+ * entry. 422 naming the first entries when any selected entry would get a value ≤ 0 (or above the maximum):
+ * then nothing is written. An empty selection is a recorded no-op. Opens its own transaction unless `db` is one.
+ */
+export async function applyBulkPriceChange(
+  db: Db,
+  filter: GlassPriceFilter,
+  rule: BulkChangeRule,
+  user: string,
+): Promise<BulkChangeResult> {
+  const parts = ruleSql(filter, rule)
+  const field = priceColumn[rule.priceTypeChange]
+  return inTransaction(db, async (trx) => {
+    await lockGlassPriceList(trx)
+    const counts = await countSelection(trx, parts, true)
+    if (counts.rejectedCount > 0) {
+      const entries = await firstRows(trx, parts, 'rejected', REJECTED_ROWS)
+      const named = entries
+        .map((row) => `${row.id} ${row.manufacturer} / ${row.brand} / ${row.model} (${row.base} → ${row.newValue})`)
+        .join('; ')
+      const more = counts.rejectedCount > entries.length ? `; and ${counts.rejectedCount - entries.length} more` : ''
+      throw unprocessable(
+        `${counts.rejectedCount} entries would get a ${field} of 0 or less, or above ${MAX_PRICE}; nothing was ` +
+          `changed: ${named}${more}`,
+        {
+          rejectedCount: counts.rejectedCount,
+          entries: entries.map(({ oldValue: _old, ...row }) => row),
+        },
+      )
+    }
+
+    const batch = await openChange(trx, {
+      action: 'BULK_CHANGE',
+      user,
+      parameters: { filter, ...rule },
+    })
+    if (counts.changedCount === 0) {
+      // No write statement at all: even an empty UPDATE would mark the matview stale.
+      await finishChange(trx, batch, 0)
+      return { batch, selectedCount: counts.selectedCount, changedCount: 0 }
+    }
+    const column = sql.ref(field)
+    const { rows } = await sql<{ changed: number | string }>`
+      WITH computed AS (
+        SELECT e.id, ${parts.oldValue} AS old_value, ${parts.newValue} AS new_value
+        FROM glasses_price e WHERE ${parts.where}
+      ), updated AS (
+        UPDATE glasses_price g
+        SET ${column} = c.new_value, updated_at = now(), updated_by = ${user}, version = g.version + 1
+        FROM computed c
+        WHERE g.id = c.id AND c.new_value <> c.old_value
+        RETURNING g.id, c.old_value, g.${column} AS new_value
+      ), recorded AS (
+        INSERT INTO glass_price_change_row (change_id, entry_id, field, old_value, new_value)
+        SELECT ${batch}, id, ${field}, old_value::text, new_value::text FROM updated
+        RETURNING 1
+      )
+      SELECT count(*) AS changed FROM recorded`.execute(trx)
+    const changed = Number(rows[0]?.changed ?? 0)
+    // The selection is locked, so only an entry created meanwhile can make a difference: start over then.
+    if (changed !== counts.changedCount) {
+      throw conflict('The glass price list changed during the bulk change; nothing was changed, try again')
+    }
+    await finishChange(trx, batch, changed)
+    return { batch, selectedCount: counts.selectedCount, changedCount: changed }
+  })
+}

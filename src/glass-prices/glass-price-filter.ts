@@ -1,0 +1,91 @@
+import { type RawBuilder, type SqlBool, sql } from 'kysely'
+import { containsSql } from '../catalog/search-query.js'
+import { compareDecimal, type DecimalValue, parseDecimal } from '../http/decimal.js'
+import { badRequest, type FieldError } from '../http/problem.js'
+
+/*
+ * The glass price list's filters, in one place: the listing shows, the bulk change changes and the export writes
+ * exactly the entries these conditions select, so what the price manager sees is what changes.
+ */
+
+/** Active filters: text trimmed and non-empty, bounds as canonical decimal text; absent = no filter. */
+export interface GlassPriceFilter {
+  readonly manufacturer?: string
+  readonly brand?: string
+  readonly model?: string
+  readonly priceFrom?: string
+  readonly priceTo?: string
+  readonly purchaseFrom?: string
+  readonly purchaseTo?: string
+}
+
+const textFilters = ['manufacturer', 'brand', 'model'] as const
+const ranges = [
+  ['priceFrom', 'priceTo'],
+  ['purchaseFrom', 'purchaseTo'],
+] as const
+
+/**
+ * Reads the filters from query parameters (as validated by `glassPriceFilterQueryProperties`, or raw from a CLI).
+ * Blank values are absent. Throws a 400 naming the fields when a value is not a number or a range is reversed.
+ */
+export function parseGlassPriceFilter(query: Readonly<Record<string, unknown>>): GlassPriceFilter {
+  const filter: Record<string, string> = {}
+  const errors: FieldError[] = []
+  for (const name of textFilters) {
+    const value = query[name]
+    if (value === undefined || value === null) continue
+    const trimmed = String(value).trim()
+    if (trimmed !== '') filter[name] = trimmed
+  }
+  const decimals: Record<string, DecimalValue> = {}
+  for (const name of ranges.flat()) {
+    const value = query[name]
+    if (value === undefined || value === null || String(value).trim() === '') continue
+    const parsed = typeof value === 'number' || typeof value === 'string' ? parseDecimal(value) : undefined
+    if (!parsed) {
+      errors.push({ field: name, message: 'must be a number' })
+      continue
+    }
+    decimals[name] = parsed
+    filter[name] = parsed.text
+  }
+  for (const [from, to] of ranges) {
+    const low = decimals[from]
+    const high = decimals[to]
+    if (low && high && compareDecimal(low, high) > 0) {
+      errors.push({ field: from, message: `must not be greater than ${to}` })
+    }
+  }
+  if (errors.length > 0) {
+    throw badRequest(`Invalid filters: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors)
+  }
+  return filter
+}
+
+/**
+ * The SQL conditions of a filter on the glass price list aliased `e` (`glasses_price as e`); AND them all.
+ * Substrings match as the nomenclature search does (case, `ё`, `%` and `_` literal); ranges are inclusive.
+ */
+export function glassPriceFilterConditions(filter: GlassPriceFilter): RawBuilder<SqlBool>[] {
+  const conditions: RawBuilder<SqlBool>[] = []
+  for (const name of textFilters) {
+    const value = filter[name]
+    if (value !== undefined) conditions.push(containsSql(sql.ref(`e.${name}`), value))
+  }
+  const bound = (column: 'price' | 'purchase', operator: '>=' | '<=', value: string | undefined) => {
+    if (value !== undefined) {
+      conditions.push(sql<SqlBool>`${sql.ref(`e.${column}`)} ${sql.raw(operator)} ${value}::numeric`)
+    }
+  }
+  bound('price', '>=', filter.priceFrom)
+  bound('price', '<=', filter.priceTo)
+  bound('purchase', '>=', filter.purchaseFrom)
+  bound('purchase', '<=', filter.purchaseTo)
+  return conditions
+}
+
+/** The conditions joined with AND (`TRUE` when there are none), for hand-written statements. */
+export function glassPriceWhereSql(conditions: readonly RawBuilder<SqlBool>[]): RawBuilder<SqlBool> {
+  return conditions.length === 0 ? sql<SqlBool>`TRUE` : sql<SqlBool>`${sql.join(conditions, sql` AND `)}`
+}

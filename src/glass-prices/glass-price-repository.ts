@@ -1,0 +1,296 @@
+import { type Expression, type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely'
+import type { DB } from '../db/tables.js'
+import { inTransaction } from '../db/transaction.js'
+import { checkDecimal } from '../http/decimal.js'
+import { buildPage, type Page, type PageRequest, resolveTotal } from '../http/page.js'
+import { badRequest, conflict, type FieldError, invalidField, notFound, preconditionFailed } from '../http/problem.js'
+import { type GlassPriceFilter, glassPriceFilterConditions } from './glass-price-filter.js'
+import {
+  type GlassPriceEntry,
+  type GlassPriceInputBody,
+  type GlassPriceListItem,
+  MAX_PRICE,
+  MAX_TEXT_LENGTH,
+  type SortColumn,
+  type SortDirection,
+} from './glass-price-schemas.js'
+import { type EntryRow, entryChangeRows, recordChange } from './price-history.js'
+
+/*
+ * The glass price list (the `glasses` kind's price list, `glasses_price`): listing, and create / update / delete,
+ * each with its history in the same transaction. Ids travel as decimal text validated as a positive bigint, so
+ * no id is ever rounded through a float.
+ */
+
+type Db = Kysely<DB>
+
+/** A validated entry: text trimmed, money as canonical decimal text. */
+export interface GlassPriceInput {
+  readonly manufacturer: string
+  readonly brand: string
+  readonly model: string
+  readonly price: string
+  readonly purchase: string
+}
+
+const BIGINT_MAX = 9_223_372_036_854_775_807n
+
+/**
+ * Reads a path id as Spring converts a `Long` (surrounding blanks and a leading `+` allowed); anything that is
+ * not an integer from 1 to 2^63−1 is a 400 naming `field`. Returns canonical decimal text.
+ */
+export function parseId(raw: unknown, field = 'id'): string {
+  const text = typeof raw === 'string' ? raw.trim() : ''
+  if (/^\+?\d+$/.test(text)) {
+    const value = BigInt(text)
+    if (value >= 1n && value <= BIGINT_MAX) return value.toString()
+  }
+  throw invalidField(field, 'must be a positive integer')
+}
+
+/** Validates a create/update body (types are already checked by the schema); every problem is one field error. */
+export function validateGlassPriceInput(body: GlassPriceInputBody): GlassPriceInput {
+  const errors: FieldError[] = []
+  const texts: Record<string, string> = {}
+  for (const field of ['manufacturer', 'brand', 'model'] as const) {
+    const value = body[field].trim()
+    const length = [...value].length
+    if (length === 0) errors.push({ field, message: 'must not be blank' })
+    else if (length > MAX_TEXT_LENGTH) errors.push({ field, message: `must be at most ${MAX_TEXT_LENGTH} characters` })
+    texts[field] = value
+  }
+  const prices: Record<string, string> = {}
+  for (const field of ['price', 'purchase'] as const) {
+    const checked = checkDecimal(body[field], { min: '0', max: MAX_PRICE, scale: 2 })
+    if (typeof checked === 'string') errors.push({ field, message: checked })
+    else prices[field] = checked.text
+  }
+  if (errors.length > 0) {
+    throw badRequest(`Invalid entry: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors)
+  }
+  return {
+    manufacturer: texts.manufacturer!,
+    brand: texts.brand!,
+    model: texts.model!,
+    price: prices.price!,
+    purchase: prices.purchase!,
+  }
+}
+
+/** The contract's entry shape of a row (prices as JSON numbers: display only). */
+export function toEntry(row: EntryRow): GlassPriceEntry {
+  return {
+    id: Number(row.id),
+    manufacturer: row.manufacturer,
+    brand: row.brand,
+    model: row.model,
+    price: Number(row.price),
+    purchase: Number(row.purchase),
+  }
+}
+
+/** The strong ETag of an entry's version. */
+export const entryTag = (row: EntryRow) => `"${row.version}"`
+
+/**
+ * Whether an `If-Match` header allows writing `row`: absent (last write wins), `*`, or a list holding the row's
+ * tag. A weak tag (`W/"3"`) counts as its strong form, since proxies that compress weaken tags on the way.
+ */
+export function ifMatchAllows(header: string | undefined, row: EntryRow): boolean {
+  if (header === undefined) return true
+  const current = entryTag(row)
+  return header
+    .split(',')
+    .map((tag) => tag.trim().replace(/^W\//, ''))
+    .some((tag) => tag === '*' || tag === current)
+}
+
+export interface ListingRequest {
+  readonly filter: GlassPriceFilter
+  readonly page: PageRequest
+  readonly sortColumn: SortColumn
+  readonly sortDirection: SortDirection
+  /** The zone of `lastUpdatedOn` (config.businessTimezone). */
+  readonly timezone: string
+}
+
+function orderExpressions(column: SortColumn): RawBuilder<unknown>[] {
+  // Ties end on the id, so pages never overlap or skip; PARAMETERS compares normalised text byte-wise (the
+  // same order on every server, served by an index).
+  switch (column) {
+    case 'PARAMETERS':
+      return [
+        sql`optics_norm(e.manufacturer) COLLATE "C"`,
+        sql`optics_norm(e.brand) COLLATE "C"`,
+        sql`optics_norm(e.model) COLLATE "C"`,
+        sql.ref('e.id'),
+      ]
+    case 'PRICE':
+      return [sql.ref('e.price'), sql.ref('e.id')]
+    case 'PURCHASE':
+      return [sql.ref('e.purchase'), sql.ref('e.id')]
+    default:
+      return [sql.ref('e.id')]
+  }
+}
+
+/** One page of the listing: filtered, sorted, with the business-day date and the user of the last change. */
+export async function listGlassPrices(db: Db, request: ListingRequest): Promise<Page<GlassPriceListItem>> {
+  const conditions = glassPriceFilterConditions(request.filter)
+  const where = <Q extends { where(condition: Expression<SqlBool>): Q }>(query: Q): Q =>
+    conditions.reduce((q, condition) => q.where(condition), query)
+  const { page, size } = request.page
+
+  let query = where(
+    db
+      .selectFrom('glasses_price as e')
+      .select([
+        'e.id',
+        'e.manufacturer',
+        'e.brand',
+        'e.model',
+        sql<string>`to_char(e.updated_at AT TIME ZONE ${request.timezone}, 'YYYY-MM-DD')`.as('lastUpdatedOn'),
+        'e.price',
+        'e.purchase',
+        'e.updated_by as user',
+      ]),
+  )
+  for (const expression of orderExpressions(request.sortColumn)) {
+    query = query.orderBy(request.sortDirection === 'DESC' ? sql`${expression} DESC` : (expression as never))
+  }
+  const rows = await query
+    .limit(size)
+    .offset(page * size)
+    .execute()
+  const content = rows.map((row) => ({
+    id: Number(row.id),
+    manufacturer: row.manufacturer,
+    brand: row.brand,
+    model: row.model,
+    lastUpdatedOn: row.lastUpdatedOn,
+    price: Number(row.price),
+    purchase: Number(row.purchase),
+    user: row.user,
+  }))
+  const total = await resolveTotal(request.page, content.length, async () => {
+    const result = await where(
+      db.selectFrom('glasses_price as e').select(sql<number | string>`count(*)`.as('count')),
+    ).executeTakeFirstOrThrow()
+    return Number(result.count)
+  })
+  return buildPage(content, request.page, total)
+}
+
+/** The entry with this id (decimal text), or undefined. */
+export async function findGlassPrice(db: Db, id: string): Promise<EntryRow | undefined> {
+  return db
+    .selectFrom('glasses_price')
+    .selectAll()
+    .where('id', '=', id as unknown as number)
+    .executeTakeFirst()
+}
+
+async function lockEntry(db: Db, id: string): Promise<EntryRow> {
+  const row = await db
+    .selectFrom('glasses_price')
+    .selectAll()
+    .where('id', '=', id as unknown as number)
+    .forUpdate()
+    .executeTakeFirst()
+  if (!row) throw notFound(`No glass price entry ${id}`)
+  return row
+}
+
+/** 409 when another entry has the same manufacturer, brand and model (case-insensitively, trimmed). */
+async function rejectDuplicate(db: Db, input: GlassPriceInput, exceptId?: string): Promise<void> {
+  let query = db
+    .selectFrom('glasses_price')
+    .select('id')
+    .where(sql<SqlBool>`optics_norm(manufacturer) = optics_norm(${input.manufacturer})`)
+    .where(sql<SqlBool>`optics_norm(brand) = optics_norm(${input.brand})`)
+    .where(sql<SqlBool>`optics_norm(model) = optics_norm(${input.model})`)
+  if (exceptId !== undefined) query = query.where('id', '<>', exceptId as unknown as number)
+  const existing = await query.limit(1).executeTakeFirst()
+  if (existing) {
+    throw conflict(
+      `An entry for ${input.manufacturer} / ${input.brand} / ${input.model} already exists (id ${existing.id})`,
+      { existingId: Number(existing.id) },
+    )
+  }
+}
+
+/** Creates an entry and records it; 409 on a duplicate key. Opens its own transaction unless `db` is one. */
+export async function createGlassPrice(db: Db, input: GlassPriceInput, user: string): Promise<EntryRow> {
+  return inTransaction(db, async (trx) => {
+    await rejectDuplicate(trx, input)
+    const row = await trx
+      .insertInto('glasses_price')
+      .values({ ...input, updated_by: user })
+      .returningAll()
+      .executeTakeFirstOrThrow()
+    await recordChange(
+      trx,
+      { action: 'CREATE', user, parameters: { id: Number(row.id) } },
+      entryChangeRows(undefined, row),
+    )
+    return row
+  })
+}
+
+/**
+ * Replaces an entry's values and records what changed. 404 when missing, 412 when `ifMatch` names another
+ * version, 409 on a duplicate key. Writing the values it already holds changes nothing (no new version, date or
+ * history). Opens its own transaction unless `db` is one.
+ */
+export async function updateGlassPrice(
+  db: Db,
+  id: string,
+  input: GlassPriceInput,
+  user: string,
+  ifMatch?: string,
+): Promise<EntryRow> {
+  return inTransaction(db, async (trx) => {
+    const before = await lockEntry(trx, id)
+    if (!ifMatchAllows(ifMatch, before)) {
+      throw preconditionFailed(`Entry ${id} was changed since (its ETag is now ${entryTag(before)})`)
+    }
+    await rejectDuplicate(trx, input, id)
+    const after = await trx
+      .updateTable('glasses_price')
+      .set({
+        ...input,
+        updated_at: sql<Date>`now()`,
+        updated_by: user,
+        version: sql<number>`version + 1`,
+      })
+      .where('id', '=', id as unknown as number)
+      .where(
+        sql<SqlBool>`(manufacturer, brand, model, price, purchase) IS DISTINCT FROM
+          (${input.manufacturer}, ${input.brand}, ${input.model}, ${input.price}::numeric, ${input.purchase}::numeric)`,
+      )
+      .returningAll()
+      .executeTakeFirst()
+    if (!after) return before
+    await recordChange(trx, { action: 'UPDATE', user, parameters: { id: Number(id) } }, entryChangeRows(before, after))
+    return after
+  })
+}
+
+/** Deletes an entry and records its last values. 404 when missing, 412 when `ifMatch` names another version. */
+export async function deleteGlassPrice(db: Db, id: string, user: string, ifMatch?: string): Promise<void> {
+  await inTransaction(db, async (trx) => {
+    const before = await lockEntry(trx, id)
+    if (!ifMatchAllows(ifMatch, before)) {
+      throw preconditionFailed(`Entry ${id} was changed since (its ETag is now ${entryTag(before)})`)
+    }
+    await trx
+      .deleteFrom('glasses_price')
+      .where('id', '=', id as unknown as number)
+      .execute()
+    await recordChange(
+      trx,
+      { action: 'DELETE', user, parameters: { id: Number(id) } },
+      entryChangeRows(before, undefined),
+    )
+  })
+}

@@ -1,0 +1,283 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import Type from 'typebox'
+import { PageSchema, pagingQueryProperties, parsePageRequest } from '../http/page.js'
+import { principalName } from '../http/principal.js'
+import { notFound } from '../http/problem.js'
+import { problemResponses } from '../http/schemas.js'
+import { applyBulkPriceChange, previewBulkPriceChange, validateBulkChange } from './bulk-price-change.js'
+import { parseGlassPriceFilter } from './glass-price-filter.js'
+import {
+  createGlassPrice,
+  deleteGlassPrice,
+  entryTag,
+  findGlassPrice,
+  listGlassPrices,
+  parseId,
+  toEntry,
+  updateGlassPrice,
+  validateGlassPriceInput,
+} from './glass-price-repository.js'
+import {
+  BatchIdParamsSchema,
+  BulkChangeBodySchema,
+  BulkChangePreviewSchema,
+  BulkChangeQuerySchema,
+  EntryHistoryItemSchema,
+  EntryIdParamsSchema,
+  GlassPriceEntrySchema,
+  type GlassPriceInputBody,
+  GlassPriceInputSchema,
+  GlassPriceListItemSchema,
+  GlassPriceListQuerySchema,
+  LISTING_DEFAULT_SIZE,
+  PriceChangeSchema,
+  RevertResultSchema,
+  type SortColumn,
+  type SortDirection,
+} from './glass-price-schemas.js'
+import { entryHistory, hasHistory, listChanges, revertChange } from './price-history.js'
+
+/*
+ * The glass price list endpoints (`/api/v2/glasses/prices…`). The static paths (`/list`, `/changes`) win over
+ * `/:id` in the router, whatever the registration order; the handlers unpack, call one function and answer.
+ */
+
+const base = '/api/v2/glasses/prices'
+const tags = ['glass price list']
+
+const EmptyBody = { type: 'null', description: 'Empty body' } as const
+
+const ifMatchHeader = Type.Object({
+  'if-match': Type.Optional(
+    Type.String({
+      description: 'The ETag of the version this write expects; a stale one → 412 (absent: last write wins)',
+    }),
+  ),
+})
+
+function pageOf(request: FastifyRequest, maxSize: number) {
+  return parsePageRequest(request.query as Record<string, unknown>, { defaultSize: LISTING_DEFAULT_SIZE, maxSize })
+}
+
+/** The glass price list: listing, CRUD, bulk change, history and revert. */
+export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
+  const writes = { writesCatalog: true }
+
+  app.get(
+    `${base}/list`,
+    {
+      schema: {
+        tags,
+        operationId: 'listGlassPrices',
+        summary: 'A page of the glass price list, filtered and sorted',
+        description:
+          'Filters: case-insensitive substrings, inclusive price ranges (from > to → 400). Paging as Spring Data ' +
+          '(`page` from 0, `size` default 20).',
+        querystring: GlassPriceListQuerySchema,
+        response: { 200: PageSchema(GlassPriceListItemSchema), ...problemResponses(400, 503) },
+      },
+    },
+    async (request) => {
+      const query = request.query as Record<string, unknown> & {
+        sortColumn?: SortColumn
+        sortDirection?: SortDirection
+      }
+      const requested = query.sortColumn !== undefined || query.sortDirection !== undefined
+      const sortColumn = query.sortColumn ?? 'ID'
+      const sortDirection = query.sortDirection ?? 'ASC'
+      const page = pageOf(request, app.config.maxPageSize)
+      return listGlassPrices(app.db.read, {
+        filter: parseGlassPriceFilter(query),
+        // The envelope's `sort` says whether the request asked for an order, as Spring's does.
+        page: {
+          ...page,
+          sort: requested
+            ? [{ property: sortColumn, direction: sortDirection === 'DESC' ? 'desc' : 'asc', ignoreCase: false }]
+            : [],
+        },
+        sortColumn,
+        sortDirection,
+        timezone: app.config.businessTimezone,
+      })
+    },
+  )
+
+  app.post(
+    `${base}/list`,
+    {
+      config: writes,
+      schema: {
+        tags,
+        operationId: 'changeGlassPrices',
+        summary: 'Bulk price change of the entries the filters select',
+        description:
+          'new = round_half_up((base × (coefficient ?? 1) + (difference ?? 0)) / step) × step, step 1 | 10 | 100. ' +
+          "The query filters are the listing's; the body's priceFrom/priceTo bound the BASE price (inclusive). " +
+          'All or nothing: 422 naming the entries when any would get a value ≤ 0. Answers 200 with an empty body ' +
+          'and the headers X-Changed-Count and X-Price-Change-Batch; with `dryRun=true`, the preview and no write.',
+        querystring: BulkChangeQuerySchema,
+        body: BulkChangeBodySchema,
+        response: {
+          200: { ...BulkChangePreviewSchema, description: 'Empty body; with dryRun=true, the preview' },
+          ...problemResponses(400, 409, 415, 422, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const query = request.query as Record<string, unknown> & { dryRun?: boolean }
+      const filter = parseGlassPriceFilter(query)
+      const rule = validateBulkChange(request.body as never)
+      if (query.dryRun) return previewBulkPriceChange(app.db.primary, filter, rule)
+      const result = await applyBulkPriceChange(app.db.primary, filter, rule, principalName(request))
+      reply.header('x-changed-count', String(result.changedCount))
+      reply.header('x-price-change-batch', String(result.batch))
+      return reply.code(200).send()
+    },
+  )
+
+  app.post(
+    base,
+    {
+      config: writes,
+      schema: {
+        tags,
+        operationId: 'createGlassPrice',
+        summary: 'Create an entry',
+        description: 'One entry per manufacturer, brand and model, case-insensitively (duplicate → 409).',
+        body: GlassPriceInputSchema,
+        response: { 200: GlassPriceEntrySchema, ...problemResponses(400, 409, 415, 503) },
+      },
+    },
+    async (request, reply) => {
+      const input = validateGlassPriceInput(request.body as GlassPriceInputBody)
+      const row = await createGlassPrice(app.db.primary, input, principalName(request))
+      reply.header('etag', entryTag(row))
+      return toEntry(row)
+    },
+  )
+
+  app.get(
+    `${base}/changes`,
+    {
+      schema: {
+        tags,
+        operationId: 'listGlassPriceChanges',
+        summary: 'The changes (batches) of the glass price list, newest first',
+        querystring: Type.Object(pagingQueryProperties(LISTING_DEFAULT_SIZE)),
+        response: { 200: PageSchema(PriceChangeSchema), ...problemResponses(503) },
+      },
+    },
+    async (request) => listChanges(app.db.primary, pageOf(request, app.config.maxPageSize)),
+  )
+
+  app.post(
+    `${base}/changes/:batch/revert`,
+    {
+      config: writes,
+      schema: {
+        tags,
+        operationId: 'revertGlassPriceChange',
+        summary: 'Revert a change: restore the entries that still hold its values',
+        description:
+          'Entries edited or deleted since are left alone and listed as conflicts (409 when that is every one). ' +
+          'The revert is itself a change; a change can be reverted once (again → 409).',
+        params: BatchIdParamsSchema,
+        response: { 200: RevertResultSchema, ...problemResponses(400, 404, 409, 503) },
+      },
+    },
+    async (request) => {
+      const batch = parseId((request.params as { batch: string }).batch, 'batch')
+      return revertChange(app.db.primary, batch, principalName(request))
+    },
+  )
+
+  app.get(
+    `${base}/:id`,
+    {
+      schema: {
+        tags,
+        operationId: 'getGlassPrice',
+        summary: 'Read an entry',
+        params: EntryIdParamsSchema,
+        response: { 200: GlassPriceEntrySchema, ...problemResponses(400, 404, 503) },
+      },
+    },
+    async (request, reply) => {
+      const id = parseId((request.params as { id: string }).id)
+      const row = await findGlassPrice(app.db.primary, id)
+      if (!row) throw notFound(`No glass price entry ${id}`)
+      reply.header('etag', entryTag(row))
+      return toEntry(row)
+    },
+  )
+
+  app.put(
+    `${base}/:id`,
+    {
+      config: writes,
+      schema: {
+        tags,
+        operationId: 'updateGlassPrice',
+        summary: 'Replace an entry',
+        params: EntryIdParamsSchema,
+        headers: ifMatchHeader,
+        body: GlassPriceInputSchema,
+        response: { 200: GlassPriceEntrySchema, ...problemResponses(400, 404, 409, 412, 415, 503) },
+      },
+    },
+    async (request, reply) => {
+      const id = parseId((request.params as { id: string }).id)
+      const input = validateGlassPriceInput(request.body as GlassPriceInputBody)
+      const row = await updateGlassPrice(app.db.primary, id, input, principalName(request), ifMatch(request))
+      reply.header('etag', entryTag(row))
+      return toEntry(row)
+    },
+  )
+
+  app.delete(
+    `${base}/:id`,
+    {
+      config: writes,
+      schema: {
+        tags,
+        operationId: 'deleteGlassPrice',
+        summary: 'Delete an entry (its history stays)',
+        params: EntryIdParamsSchema,
+        headers: ifMatchHeader,
+        response: { 200: EmptyBody, ...problemResponses(400, 404, 412, 503) },
+      },
+    },
+    async (request, reply: FastifyReply) => {
+      const id = parseId((request.params as { id: string }).id)
+      await deleteGlassPrice(app.db.primary, id, principalName(request), ifMatch(request))
+      return reply.code(200).send()
+    },
+  )
+
+  app.get(
+    `${base}/:id/history`,
+    {
+      schema: {
+        tags,
+        operationId: 'glassPriceHistory',
+        summary: "An entry's changes, newest first (also after it was deleted)",
+        params: EntryIdParamsSchema,
+        querystring: Type.Object(pagingQueryProperties(LISTING_DEFAULT_SIZE)),
+        response: { 200: PageSchema(EntryHistoryItemSchema), ...problemResponses(400, 404, 503) },
+      },
+    },
+    async (request) => {
+      const id = parseId((request.params as { id: string }).id)
+      const db = app.db.primary
+      if (!(await findGlassPrice(db, id)) && !(await hasHistory(db, id))) {
+        throw notFound(`No glass price entry ${id} and no history of one`)
+      }
+      return entryHistory(db, id, pageOf(request, app.config.maxPageSize))
+    },
+  )
+}
+
+function ifMatch(request: FastifyRequest): string | undefined {
+  const value = request.headers['if-match']
+  return Array.isArray(value) ? value.join(',') : value
+}

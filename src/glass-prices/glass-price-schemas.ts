@@ -1,0 +1,232 @@
+import Type, { type Static, type TSchema } from 'typebox'
+import { pagingQueryProperties } from '../http/page.js'
+import { DecimalInput, NullableDecimalInput, NullableInteger, NullableString } from '../http/schemas.js'
+import { StringEnum } from '../http/validation.js'
+
+/*
+ * The wire shapes of the glass price list: the contract's entry, listing item and bulk change, and the history
+ * and preview shapes beyond it. Key order follows the contract.
+ */
+
+export const MAX_TEXT_LENGTH = 255
+export const MAX_PRICE = '99999999.99'
+
+const text = (description: string) =>
+  Type.String({ description: `${description}; trimmed, 1–${MAX_TEXT_LENGTH} characters`, examples: ['Safilo'] })
+const money = (description: string) =>
+  DecimalInput({
+    description: `${description}, roubles: 0 … ${MAX_PRICE}, at most 2 decimals (a number or a numeric string)`,
+    examples: [11990],
+  })
+
+/** The body of create and update. Unknown properties are ignored, as Spring does. */
+export const GlassPriceInputSchema = Type.Object(
+  {
+    manufacturer: text('Manufacturer'),
+    brand: text('Brand'),
+    model: text('Model'),
+    price: money('Retail price'),
+    purchase: money('Purchase price'),
+  },
+  { title: 'Glass price entry input', additionalProperties: true },
+)
+export type GlassPriceInputBody = Static<typeof GlassPriceInputSchema>
+
+/** An entry as read, created and updated (the contract's shape: no date, no user). */
+export const GlassPriceEntrySchema = Type.Object(
+  {
+    id: Type.Integer({ description: 'Identifier of the entry' }),
+    manufacturer: Type.String(),
+    brand: Type.String(),
+    model: Type.String(),
+    price: Type.Number({ description: 'Retail price, roubles' }),
+    purchase: Type.Number({ description: 'Purchase price, roubles' }),
+  },
+  { title: 'Glass price entry' },
+)
+export type GlassPriceEntry = Static<typeof GlassPriceEntrySchema>
+
+/** A listing item: the entry plus the date and the user of its last change. */
+export const GlassPriceListItemSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    manufacturer: Type.String(),
+    brand: Type.String(),
+    model: Type.String(),
+    lastUpdatedOn: Type.String({ format: 'date', description: 'Date of the last change, in BUSINESS_TIMEZONE' }),
+    price: Type.Number(),
+    purchase: Type.Number(),
+    user: Type.String({ description: 'Who made the last change' }),
+  },
+  { title: 'Glass price list item' },
+)
+export type GlassPriceListItem = Static<typeof GlassPriceListItemSchema>
+
+/** A decimal query value: blank means "no filter"; anything else must be a number. */
+const QueryDecimal = (description: string) =>
+  Type.String({ pattern: '^\\s*([-+]?(\\d+(\\.\\d*)?|\\.\\d+))?\\s*$', description, examples: ['1500'] })
+
+/** The listing's filters, shared by the listing, the bulk change and the export. */
+export const glassPriceFilterQueryProperties = {
+  manufacturer: Type.Optional(Type.String({ description: 'Case-insensitive substring; blank = no filter' })),
+  brand: Type.Optional(Type.String({ description: 'Case-insensitive substring; blank = no filter' })),
+  model: Type.Optional(Type.String({ description: 'Case-insensitive substring; blank = no filter' })),
+  priceFrom: Type.Optional(QueryDecimal('Retail price ≥ this (inclusive)')),
+  priceTo: Type.Optional(QueryDecimal('Retail price ≤ this (inclusive)')),
+  purchaseFrom: Type.Optional(QueryDecimal('Purchase price ≥ this (inclusive)')),
+  purchaseTo: Type.Optional(QueryDecimal('Purchase price ≤ this (inclusive)')),
+}
+
+export const SORT_COLUMNS = ['ID', 'PARAMETERS', 'PRICE', 'PURCHASE'] as const
+export type SortColumn = (typeof SORT_COLUMNS)[number]
+export const SORT_DIRECTIONS = ['ASC', 'DESC'] as const
+export type SortDirection = (typeof SORT_DIRECTIONS)[number]
+
+export const LISTING_DEFAULT_SIZE = 20
+
+export const GlassPriceListQuerySchema = Type.Object({
+  ...pagingQueryProperties(LISTING_DEFAULT_SIZE),
+  sortColumn: Type.Optional(
+    StringEnum(SORT_COLUMNS, {
+      description: 'ID (default) | PARAMETERS (manufacturer, brand, model) | PRICE | PURCHASE',
+    }),
+  ),
+  sortDirection: Type.Optional(StringEnum(SORT_DIRECTIONS, { description: 'ASC (default) | DESC' })),
+  ...glassPriceFilterQueryProperties,
+})
+
+export const BulkChangeQuerySchema = Type.Object({
+  ...glassPriceFilterQueryProperties,
+  dryRun: Type.Optional(
+    Type.Boolean({ description: 'true: answer what would change (counts and first rows) and write nothing' }),
+  ),
+})
+
+export const PRICE_TYPES = ['PURCHASE', 'RETAIL'] as const
+export type PriceType = (typeof PRICE_TYPES)[number]
+/** The rounding steps; `TO_INT` (sent by the existing front end) is an alias of `WHOLE`. */
+export const ROUNDINGS = ['WHOLE', 'TENS', 'HUNDREDS'] as const
+export type Rounding = (typeof ROUNDINGS)[number]
+
+export const BulkChangeBodySchema = Type.Object(
+  {
+    priceFrom: Type.Optional(NullableDecimalInput({ description: 'Selects entries whose BASE price is ≥ this' })),
+    priceTo: Type.Optional(NullableDecimalInput({ description: 'Selects entries whose BASE price is ≤ this' })),
+    priceTypeBase: StringEnum(PRICE_TYPES, { description: 'The price the new value is computed from' }),
+    priceTypeChange: StringEnum(PRICE_TYPES, { description: 'The price that is written' }),
+    coefficient: Type.Optional(NullableDecimalInput({ description: 'Multiplier, > 0 (null = 1)', examples: [1.15] })),
+    difference: Type.Optional(
+      NullableDecimalInput({ description: 'Roubles added after multiplying (null = 0); may be negative' }),
+    ),
+    round: Type.Optional(
+      NullableString({
+        description: 'Required: WHOLE | TENS | HUNDREDS (half up, i.e. away from zero); TO_INT = WHOLE',
+        examples: ['TENS'],
+      }),
+    ),
+  },
+  { title: 'Bulk price change', additionalProperties: true },
+)
+export type BulkChangeBody = Static<typeof BulkChangeBodySchema>
+
+const PreviewRowSchema = Type.Object({
+  id: Type.Integer(),
+  manufacturer: Type.String(),
+  brand: Type.String(),
+  model: Type.String(),
+  base: Type.Number({ description: 'The base price' }),
+  oldValue: Type.Number({ description: 'The changed price now' }),
+  newValue: Type.Number({ description: 'The changed price after the change' }),
+})
+export type PreviewRow = Static<typeof PreviewRowSchema>
+
+export const BulkChangePreviewSchema = Type.Object(
+  {
+    selectedCount: Type.Integer({ description: 'Entries the filters and the band select' }),
+    changedCount: Type.Integer({ description: 'Selected entries whose value would change' }),
+    unchangedCount: Type.Integer({ description: 'Selected entries whose value would stay' }),
+    rejectedCount: Type.Integer({ description: 'Entries that would get a value ≤ 0 or above the maximum' }),
+    changes: Type.Array(PreviewRowSchema, { description: 'The first changed entries, by id' }),
+    rejected: Type.Array(PreviewRowSchema, { description: 'The first rejected entries, by id' }),
+  },
+  { title: 'Bulk price change preview' },
+)
+export type BulkChangePreview = Static<typeof BulkChangePreviewSchema>
+
+export const CHANGE_ACTIONS = ['CREATE', 'UPDATE', 'DELETE', 'BULK_CHANGE', 'REVERT'] as const
+export type ChangeAction = (typeof CHANGE_ACTIONS)[number]
+export const CHANGE_FIELDS = ['manufacturer', 'brand', 'model', 'price', 'purchase'] as const
+export type ChangeField = (typeof CHANGE_FIELDS)[number]
+
+const FieldValue = (description: string): TSchema =>
+  Type.Unsafe<string | number | null>({
+    type: ['string', 'number', 'null'],
+    description: `${description}: a number for prices, text otherwise; null where the entry did not exist`,
+  })
+
+const FieldChangeSchema = Type.Object({
+  field: StringEnum(CHANGE_FIELDS),
+  oldValue: FieldValue('Before'),
+  newValue: FieldValue('After'),
+})
+
+/** One change of one entry: a history item. */
+export const EntryHistoryItemSchema = Type.Object(
+  {
+    batch: Type.Integer({ description: 'The change (batch) id; revert it with POST …/changes/{batch}/revert' }),
+    action: StringEnum(CHANGE_ACTIONS),
+    changedAt: Type.String({ format: 'date-time' }),
+    user: Type.String(),
+    changes: Type.Array(FieldChangeSchema),
+  },
+  { title: 'Glass price entry history item' },
+)
+export type EntryHistoryItem = Static<typeof EntryHistoryItemSchema>
+
+/** A change (batch) of the glass price list. */
+export const PriceChangeSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    action: StringEnum(CHANGE_ACTIONS),
+    createdAt: Type.String({ format: 'date-time' }),
+    user: Type.String(),
+    changedCount: Type.Integer({ description: 'Entries this change wrote' }),
+    parameters: Type.Object({}, { additionalProperties: true, description: 'What was asked, normalised' }),
+    reverts: NullableInteger({ description: 'The change this one reverted' }),
+    revertedBy: NullableInteger({ description: 'The change that reverted this one' }),
+  },
+  { title: 'Glass price change' },
+)
+export type PriceChange = Static<typeof PriceChangeSchema>
+
+export const REVERT_CONFLICTS = ['CHANGED', 'DELETED', 'EXISTS', 'DUPLICATE'] as const
+export type RevertConflictReason = (typeof REVERT_CONFLICTS)[number]
+
+const RevertConflictSchema = Type.Object({
+  entryId: Type.Integer(),
+  reason: StringEnum(REVERT_CONFLICTS, {
+    description:
+      'CHANGED: edited since; DELETED: deleted since; EXISTS: the deleted entry is back; ' +
+      'DUPLICATE: another entry now has its manufacturer, brand and model',
+  }),
+})
+export type RevertConflict = Static<typeof RevertConflictSchema>
+
+export const RevertResultSchema = Type.Object(
+  {
+    batch: Type.Integer({ description: 'The new change (batch) that performed the revert' }),
+    reverted: Type.Integer({ description: 'The change (batch) that was reverted' }),
+    restoredCount: Type.Integer({ description: 'Entries restored' }),
+    conflictCount: Type.Integer({ description: 'Entries left alone' }),
+    conflicts: Type.Array(RevertConflictSchema, { description: 'The first entries left alone, by id' }),
+  },
+  { title: 'Revert result' },
+)
+export type RevertResult = Static<typeof RevertResultSchema>
+
+export const EntryIdParamsSchema = Type.Object({
+  id: Type.String({ description: 'Entry id: a positive integer', examples: ['42'] }),
+})
+export const BatchIdParamsSchema = Type.Object({
+  batch: Type.String({ description: 'Change (batch) id: a positive integer', examples: ['7'] }),
+})

@@ -1,0 +1,96 @@
+/*
+ * Decimal inputs read as text: a money value arrives as a JSON number or a numeric string, and is checked
+ * (scale, bounds, order) on its digits, never through a float. Arithmetic stays in SQL `numeric`; what leaves
+ * this module is canonical decimal text for a `::numeric` parameter.
+ */
+
+/** A decimal as its digits: `integer` without leading zeros ("0" for none), `fraction` without trailing zeros. */
+export interface DecimalValue {
+  readonly negative: boolean
+  readonly integer: string
+  readonly fraction: string
+  /** Canonical text: `-12.5`, `0`, `1500`; what SQL receives. */
+  readonly text: string
+}
+
+const plainPattern = /^([+-]?)(\d*)(?:\.(\d*))?(?:e([+-]?\d+))?$/i
+
+/**
+ * Reads a JSON number or a numeric string exactly. A number is read through its shortest round-trip text
+ * (`String(1.15)` is `"1.15"`), including the exponent form JavaScript uses for very small or large numbers.
+ * Returns undefined when the input is not a finite decimal.
+ */
+export function parseDecimal(value: number | string): DecimalValue | undefined {
+  if (typeof value === 'number' && !Number.isFinite(value)) return undefined
+  const text = (typeof value === 'number' ? String(value) : value).trim()
+  const match = plainPattern.exec(text)
+  if (!match) return undefined
+  const [, sign = '', integerDigits = '', fractionDigits = '', exponentText] = match
+  if (integerDigits === '' && fractionDigits === '') return undefined
+  const exponent = exponentText === undefined ? 0 : Number(exponentText)
+  // An absurd exponent is not a price; refusing it also keeps the expansion below small.
+  if (!Number.isSafeInteger(exponent) || Math.abs(exponent) > 400) return undefined
+
+  let digits = integerDigits + fractionDigits
+  let point = integerDigits.length + exponent
+  if (point < 0) {
+    digits = '0'.repeat(-point) + digits
+    point = 0
+  } else if (point > digits.length) {
+    digits = digits + '0'.repeat(point - digits.length)
+  }
+  const integer = digits.slice(0, point).replace(/^0+/, '') || '0'
+  const fraction = digits.slice(point).replace(/0+$/, '')
+  const negative = sign === '-' && (integer !== '0' || fraction !== '')
+  const body = fraction === '' ? integer : `${integer}.${fraction}`
+  return { negative, integer, fraction, text: negative ? `-${body}` : body }
+}
+
+function compareMagnitude(a: DecimalValue, b: DecimalValue): number {
+  if (a.integer.length !== b.integer.length) return a.integer.length < b.integer.length ? -1 : 1
+  if (a.integer !== b.integer) return a.integer < b.integer ? -1 : 1
+  const length = Math.max(a.fraction.length, b.fraction.length)
+  const fa = a.fraction.padEnd(length, '0')
+  const fb = b.fraction.padEnd(length, '0')
+  return fa === fb ? 0 : fa < fb ? -1 : 1
+}
+
+/** Orders two decimals exactly: negative when `a < b`, 0 when equal, positive when `a > b`. */
+export function compareDecimal(a: DecimalValue, b: DecimalValue): number {
+  if (a.negative !== b.negative) return a.negative ? -1 : 1
+  const magnitude = compareMagnitude(a, b)
+  return a.negative ? -magnitude : magnitude
+}
+
+export interface DecimalRule {
+  /** Inclusive bounds, as decimal text. */
+  readonly min?: string
+  readonly max?: string
+  /** Exclusive lower bound (`> 0`). */
+  readonly above?: string
+  /** The most digits after the point. */
+  readonly scale?: number
+}
+
+/**
+ * Checks a decimal input against a rule; returns the value, or the message saying what is wrong with it
+ * (for a `{field, message}` validation error).
+ */
+export function checkDecimal(input: number | string, rule: DecimalRule): DecimalValue | string {
+  const value = parseDecimal(input)
+  if (!value) return 'must be a number'
+  if (rule.scale !== undefined && value.fraction.length > rule.scale) {
+    return rule.scale === 0 ? 'must be a whole number' : `must have at most ${rule.scale} decimal places`
+  }
+  const bound = (text: string) => parseDecimal(text)!
+  if (rule.above !== undefined && compareDecimal(value, bound(rule.above)) <= 0) {
+    return `must be greater than ${rule.above}`
+  }
+  if (rule.min !== undefined && compareDecimal(value, bound(rule.min)) < 0) {
+    return rule.max === undefined ? `must be at least ${rule.min}` : `must be between ${rule.min} and ${rule.max}`
+  }
+  if (rule.max !== undefined && compareDecimal(value, bound(rule.max)) > 0) {
+    return rule.min === undefined ? `must be at most ${rule.max}` : `must be between ${rule.min} and ${rule.max}`
+  }
+  return value
+}
