@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import fc from 'fast-check'
+import { checkDecimal, compareDecimal, parseDecimal } from './decimal.js'
+
+/* Decimal inputs read exactly from their text: no float ever decides a scale, a bound or an order. */
+
+test('parseDecimal reads numbers and numeric strings to canonical text', () => {
+  const cases: [number | string, string | undefined][] = [
+    [1500, '1500'],
+    ['1500.00', '1500'],
+    [' +0012.3400 ', '12.34'],
+    [1.15, '1.15'],
+    [-0, '0'],
+    ['-0.0', '0'],
+    ['-12.5', '-12.5'],
+    ['.5', '0.5'],
+    ['5.', '5'],
+    [1e-7, '0.0000001'],
+    [1.5e21, '1500000000000000000000'],
+    ['2E3', '2000'],
+    ['', undefined],
+    ['.', undefined],
+    ['1,5', undefined],
+    ['abc', undefined],
+    ['1e999', undefined],
+    [Number.NaN, undefined],
+    [Number.POSITIVE_INFINITY, undefined],
+  ]
+  for (const [input, expected] of cases) assert.equal(parseDecimal(input)?.text, expected, String(input))
+})
+
+test('checkDecimal enforces scale and bounds on the digits, naming what is wrong', () => {
+  const money = { min: '0', max: '99999999.99', scale: 2 }
+  assert.equal(checkDecimal('99999999.99', money).toString().includes('must'), false)
+  assert.equal(checkDecimal('99999999.991', money), 'must have at most 2 decimal places')
+  assert.equal(checkDecimal('100000000', money), 'must be between 0 and 99999999.99')
+  assert.equal(checkDecimal(-0.01, money), 'must be between 0 and 99999999.99')
+  assert.equal(checkDecimal(0, { above: '0' }), 'must be greater than 0')
+  assert.equal(checkDecimal('1.10', { scale: 1 }).toString().includes('must'), false, 'trailing zeros are no scale')
+  assert.equal(checkDecimal('x', money), 'must be a number')
+})
+
+test('compareDecimal orders decimal text exactly as the numbers it denotes', () => {
+  const decimal = fc
+    .tuple(fc.boolean(), fc.bigInt({ min: 0n, max: 10n ** 20n }), fc.integer({ min: 0, max: 6 }))
+    .map(([negative, digits, scale]) => {
+      const text = digits.toString().padStart(scale + 1, '0')
+      const body = scale === 0 ? text : `${text.slice(0, -scale)}.${text.slice(-scale)}`
+      return { text: `${negative ? '-' : ''}${body}`, value: (negative ? -digits : digits) * 10n ** BigInt(6 - scale) }
+    })
+  fc.assert(
+    fc.property(decimal, decimal, (a, b) => {
+      const expected = a.value < b.value ? -1 : a.value > b.value ? 1 : 0
+      assert.equal(Math.sign(compareDecimal(parseDecimal(a.text)!, parseDecimal(b.text)!)), expected)
+    }),
+  )
+})
