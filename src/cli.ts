@@ -1,0 +1,246 @@
+import { createReadStream, createWriteStream, statSync } from 'node:fs'
+import { PassThrough, type Writable } from 'node:stream'
+import { finished } from 'node:stream/promises'
+import { pathToFileURL } from 'node:url'
+import { type ParseArgsConfig, parseArgs } from 'node:util'
+import { refreshMatview } from './catalog/catalog-repository.js'
+import { CatalogueNotEmptyError, DEMO_SEED, seedCatalogue } from './catalog/demo-catalogue.js'
+import type { Kind } from './catalog/kind.js'
+import { kindByPath, kinds } from './catalog/kinds.js'
+import { ConfigError, loadConfig } from './config.js'
+import { type Database, openDatabase } from './db/database.js'
+import { migrateToLatest } from './db/migrate.js'
+import { importCsv } from './transfer/csv-import.js'
+import { type ExportFormat, exportTable } from './transfer/export-writer.js'
+import { createProgress } from './transfer/progress.js'
+import type { TransferTable } from './transfer/transfer-columns.js'
+
+/*
+ * `npm run cli -- <command>`: the service's functions behind commands, on the database the server would use
+ * (DATABASE_URL, else the embedded one in DATA_DIR). Migrations are applied first. A failure prints one line and
+ * exits non-zero: 1 for a failed command, 2 for a usage or configuration error.
+ */
+
+const usage = `usage: npm run cli -- <command>
+
+  migrate                                          apply pending migrations
+  seed --scale N [--kinds a,b] [--replace] [--seed S]
+                                                   load the demo catalogue (about N SKUs per kind)
+  refresh [kind]                                   rebuild the matview of one kind or of all
+  import <kind> <prices|goods> <file.csv> [--replace] [--dry-run]
+                                                   load a price list or a nomenclature from CSV
+  export <kind> <prices|goods> <file|-> [--format csv|xlsx] [--excel]
+                                                   write a price list or a nomenclature, ordered by id
+
+kinds: ${kinds.map((kind) => kind.path).join(', ')}`
+
+class UsageError extends Error {}
+
+/** Where the CLI writes; tests pass their own. */
+export interface CliIo {
+  readonly stdout: NodeJS.WriteStream
+  readonly stderr: NodeJS.WriteStream
+  readonly env: Record<string, string | undefined>
+}
+
+/** Runs one command; returns the exit code. Never throws. */
+export async function runCli(argv: readonly string[], io: CliIo = process): Promise<number> {
+  const [command, ...rest] = argv
+  let db: Database | undefined
+  try {
+    if (!command || command === 'help' || command === '--help' || command === '-h') {
+      io.stdout.write(`${usage}\n`)
+      return command ? 0 : 2
+    }
+    const run = commands[command]
+    if (!run) throw new UsageError(`unknown command '${command}'`)
+    const config = loadConfig(io.env)
+    db = await openDatabase({
+      url: config.databaseUrl,
+      dataDir: config.dataDir,
+      poolSize: 2,
+      applicationName: 'optics-catalog-cli',
+    })
+    await migrateToLatest(db.primary)
+    return await run(db, rest, io)
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr.write(`optics-catalog: ${error.message}\n${usage}\n`)
+      return 2
+    }
+    if (error instanceof ConfigError) {
+      io.stderr.write(`optics-catalog: configuration error: ${error.message}\n`)
+      return 2
+    }
+    const message = (error as Error).message ?? String(error)
+    io.stderr.write(`optics-catalog: ${command} failed: ${message.split('\n')[0]}\n`)
+    return 1
+  } finally {
+    await db?.close().catch(() => {})
+  }
+}
+
+type Command = (db: Database, args: readonly string[], io: CliIo) => Promise<number>
+
+function parse<const T extends NonNullable<ParseArgsConfig['options']>>(args: readonly string[], options: T) {
+  try {
+    return parseArgs({ args: [...args], options, allowPositionals: true, strict: true })
+  } catch (error) {
+    throw new UsageError((error as Error).message)
+  }
+}
+
+function kindArgument(name: string | undefined): Kind {
+  const kind = name ? kindByPath.get(name) : undefined
+  if (!kind) throw new UsageError(name ? `unknown kind '${name}'` : 'a kind is required')
+  return kind
+}
+
+function tableArgument(name: string | undefined): TransferTable {
+  if (name !== 'prices' && name !== 'goods') throw new UsageError("the table must be 'prices' or 'goods'")
+  return name
+}
+
+function wholeNumber(text: string | undefined, option: string, fallback: number): number {
+  if (text === undefined) return fallback
+  if (!/^\d+$/.test(text)) throw new UsageError(`${option} must be a whole number (got '${text}')`)
+  return Number(text)
+}
+
+const commands: Record<string, Command> = {
+  async migrate(db, args, io) {
+    parse(args, {})
+    // runCli has migrated already; say where things stand.
+    io.stdout.write(`migrations applied (${db.driver})\n`)
+    return 0
+  },
+
+  async seed(db, args, io) {
+    const { values, positionals } = parse(args, {
+      scale: { type: 'string' },
+      kinds: { type: 'string' },
+      replace: { type: 'boolean' },
+      seed: { type: 'string' },
+    })
+    if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`)
+    if (values.scale === undefined) throw new UsageError('seed needs --scale N')
+    const scale = wholeNumber(values.scale, '--scale', 0)
+    const seed = wholeNumber(values.seed, '--seed', DEMO_SEED)
+    const selected = values.kinds ? values.kinds.split(',').map((name) => kindArgument(name.trim())) : kinds
+    const bars = new Map<string, ReturnType<typeof createProgress>>()
+    try {
+      const results = await seedCatalogue(db, {
+        scale,
+        seed,
+        kinds: selected,
+        replace: values.replace ?? false,
+        onProgress({ kind, skus, total, phase }) {
+          let bar = bars.get(kind.path)
+          if (!bar) {
+            bar = createProgress({ label: `seed ${kind.path}`, total, stream: io.stderr })
+            bars.set(kind.path, bar)
+          }
+          bar.update(skus, skus)
+          if (phase !== 'load') bar.stop()
+        },
+      })
+      for (const result of results) {
+        io.stdout.write(
+          `${result.kind}: ${result.skus} SKUs, ${result.entries} price-list entries in ${(result.milliseconds / 1000).toFixed(1)} s\n`,
+        )
+      }
+      return 0
+    } catch (error) {
+      if (error instanceof CatalogueNotEmptyError) {
+        io.stderr.write(`optics-catalog: ${error.message}\n`)
+        return 1
+      }
+      throw error
+    } finally {
+      for (const bar of bars.values()) bar.stop()
+    }
+  },
+
+  async refresh(db, args, io) {
+    const { positionals } = parse(args, {})
+    const selected = positionals.length > 0 ? positionals.map(kindArgument) : kinds
+    for (const kind of selected) {
+      const started = performance.now()
+      await refreshMatview(db.primary, kind)
+      io.stdout.write(`${kind.path}: matview refreshed in ${((performance.now() - started) / 1000).toFixed(1)} s\n`)
+    }
+    return 0
+  },
+
+  async import(db, args, io) {
+    const { values, positionals } = parse(args, { replace: { type: 'boolean' }, 'dry-run': { type: 'boolean' } })
+    const [kindName, tableName, file, ...extra] = positionals
+    const kind = kindArgument(kindName)
+    const table = tableArgument(tableName)
+    if (!file) throw new UsageError('import needs a file')
+    if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`)
+    let size: number
+    try {
+      size = statSync(file).size
+    } catch {
+      throw new Error(`cannot read ${file}`)
+    }
+    const progress = createProgress({ label: `import ${kind.path} ${table}`, total: size, stream: io.stderr })
+    const started = performance.now()
+    const result = await importCsv(db, kind, table, createReadStream(file), {
+      replace: values.replace ?? false,
+      dryRun: values['dry-run'] ?? false,
+      onProgress: ({ rows, bytes }) => progress.update(bytes, rows),
+    }).finally(() => progress.stop())
+    if (result.problemCount > 0) {
+      for (const problem of result.problems) {
+        const where = problem.line > 0 ? `line ${problem.line}` : 'file'
+        io.stderr.write(`${file}: ${where}${problem.column ? `, column ${problem.column}` : ''}: ${problem.message}\n`)
+      }
+      if (result.problemCount > result.problems.length) {
+        io.stderr.write(`… and ${result.problemCount - result.problems.length} more problems\n`)
+      }
+      io.stderr.write(`optics-catalog: import failed: ${result.problemCount} problem(s); nothing was written\n`)
+      return 1
+    }
+    const seconds = (performance.now() - started) / 1000
+    const verb = result.dryRun ? 'checked (dry run, nothing written)' : 'imported'
+    const replaced = result.deleted > 0 ? `, replacing ${result.deleted}` : ''
+    io.stdout.write(
+      `${kind.path} ${table}: ${result.rows} rows ${verb}${replaced} in ${seconds.toFixed(1)} s (${Math.round(result.rows / Math.max(seconds, 0.001))} rows/s)\n`,
+    )
+    return 0
+  },
+
+  async export(db, args, io) {
+    const { values, positionals } = parse(args, { format: { type: 'string' }, excel: { type: 'boolean' } })
+    const [kindName, tableName, file, ...extra] = positionals
+    const kind = kindArgument(kindName)
+    const table = tableArgument(tableName)
+    if (!file) throw new UsageError("export needs a file (or '-' for standard output)")
+    if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`)
+    const format = (values.format ?? (file.endsWith('.xlsx') ? 'xlsx' : 'csv')) as ExportFormat
+    if (format !== 'csv' && format !== 'xlsx') throw new UsageError("--format must be 'csv' or 'xlsx'")
+    let out: Writable
+    if (file === '-') {
+      // Standard output is never ended; the writers end a pass-through piped into it instead.
+      out = new PassThrough()
+      out.pipe(io.stdout, { end: false })
+    } else {
+      out = createWriteStream(file)
+    }
+    const started = performance.now()
+    const count = await exportTable(db.read, kind, table, out, { format, excel: values.excel ?? false })
+    if (!out.writableFinished) await finished(out)
+    if (file !== '-') {
+      io.stdout.write(
+        `${kind.path} ${table}: ${count} rows exported to ${file} in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+      )
+    }
+    return 0
+  },
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  process.exitCode = await runCli(process.argv.slice(2))
+}

@@ -1,0 +1,153 @@
+import { entryFieldColumns, skuFieldColumns } from '../catalog/catalog-repository.js'
+import type { Kind, ValueType } from '../catalog/kind.js'
+
+/*
+ * The columns of a kind's price list and nomenclature as files see them (header = API field names), with the
+ * rules every value must meet. Derived from the descriptor, so import, export and their docs agree for all kinds.
+ * The rules are the API's: text trimmed, 1–255 characters, no NUL; money 0 … 99 999 999.99 with at most two
+ * decimals; a measure within its column's numeric(p,s); a range's from ≤ to.
+ */
+
+/** Which of a kind's two tables a file holds. */
+export type TransferTable = 'prices' | 'goods'
+
+export interface TransferColumn {
+  /** The API name: the header of the file. */
+  readonly name: string
+  /** The SQL column. */
+  readonly column: string
+  readonly type: ValueType | 'money'
+  readonly required: boolean
+  /** For a bounded `numeric(p,s)`: at most `precision - scale` integer digits and `scale` decimals. */
+  readonly precision?: number
+  readonly scale?: number
+  /** `<name>From`/`<name>To` columns name their range, so from ≤ to can be checked. */
+  readonly range?: { readonly name: string; readonly bound: 'from' | 'to' }
+}
+
+export const MAX_TEXT_LENGTH = 255
+export const MAX_MONEY = '99999999.99'
+
+function numericShape(sqlType: string): { precision?: number; scale?: number } {
+  const match = /^numeric\((\d+),\s*(\d+)\)$/.exec(sqlType)
+  return match ? { precision: Number(match[1]), scale: Number(match[2]) } : {}
+}
+
+/** The file columns of a kind's price list (`prices`) or nomenclature (`goods`), in table order. */
+export function transferColumns(kind: Kind, table: TransferTable): TransferColumn[] {
+  const attributes = new Map(kind.attributes.map((a) => [a.name, a]))
+  const ranges = new Map(kind.ranges.flatMap((r) => [[r.name, r] as const]))
+  const fields = table === 'prices' ? entryFieldColumns(kind) : skuFieldColumns(kind)
+  return fields.map(([name, column]): TransferColumn => {
+    if (name === 'price' || name === 'purchase') {
+      return { name, column, type: 'money', required: true, precision: 12, scale: 2 }
+    }
+    if (name === 'barcode') return { name, column, type: 'text', required: true }
+    const attribute = attributes.get(name)
+    if (attribute) {
+      return {
+        name,
+        column,
+        type: attribute.type,
+        required: attribute.entry === 'key',
+        ...numericShape(attribute.sqlType),
+      }
+    }
+    const point = ranges.get(name)
+    if (point) {
+      return { name, column, type: point.type, required: point.sku === 'required', ...numericShape(point.sqlType) }
+    }
+    const bound = /^(.*)(From|To)$/.exec(name)
+    const range = ranges.get(bound?.[1] ?? '')
+    if (!bound || !range) throw new Error(`${kind.path}: no rule for the field ${name}`)
+    return {
+      name,
+      column,
+      type: range.type,
+      required: false,
+      ...numericShape(range.sqlType),
+      range: { name: range.name, bound: bound[2] === 'From' ? 'from' : 'to' },
+    }
+  })
+}
+
+export type ParsedValue = { readonly value: string | null } | { readonly error: string }
+
+const decimalSyntax = /^[-+]?(\d+(\.\d*)?|\.\d+)$/
+const integerSyntax = /^[-+]?\d+$/
+const groupingSpaces = /(?<=\d)[\s\u00a0\u202f](?=\d)/g
+
+/**
+ * Checks one value of a file against its column's rule; returns the text to load (a canonical decimal for
+ * numbers, NULL for an empty cell) or a reason. `decimalComma` accepts `1 234,50` as spreadsheets in Russian
+ * write it (only in files separated by `;`, where the comma cannot be a separator).
+ */
+export function parseValue(column: TransferColumn, raw: string, decimalComma: boolean): ParsedValue {
+  if (raw.includes('\u0000')) return { error: 'contains a NUL character' }
+  if (raw.includes('\ufffd')) return { error: 'is not valid UTF-8 (save the file as "CSV UTF-8")' }
+  const text = raw.trim()
+  if (text === '') return column.required ? { error: 'is required' } : { value: null }
+  if (column.type === 'text') {
+    return [...text].length > MAX_TEXT_LENGTH
+      ? { error: `is longer than ${MAX_TEXT_LENGTH} characters` }
+      : { value: text }
+  }
+  const number = decimalComma ? text.replace(groupingSpaces, '').replace(',', '.') : text
+  if (column.type === 'integer') {
+    if (!integerSyntax.test(number)) return { error: `must be a whole number (got '${clip(text)}')` }
+    const value = Number(number)
+    if (value < -2147483648 || value > 2147483647) return { error: 'is out of range' }
+    return { value: String(value) }
+  }
+  if (!decimalSyntax.test(number)) {
+    const hint =
+      !decimalComma && /^[-+]?\d+,\d+$/.test(number)
+        ? '; the decimal separator is a point in a file separated by commas'
+        : ''
+    return { error: `must be a number (got '${clip(text)}')${hint}` }
+  }
+  const canonical = canonicalDecimal(number)
+  const [whole = '0', fraction = ''] = canonical.replace('-', '').split('.')
+  if (column.scale !== undefined && fraction.length > column.scale) {
+    return { error: `has more than ${column.scale} decimal${column.scale === 1 ? '' : 's'}` }
+  }
+  if (column.type === 'money') {
+    if (canonical.startsWith('-')) return { error: 'must not be negative' }
+    if (compareDecimals(canonical, MAX_MONEY) > 0) return { error: 'must be at most 99 999 999.99' }
+  } else if (column.precision !== undefined && column.scale !== undefined) {
+    if (whole.replace(/^0+/, '').length > column.precision - column.scale) return { error: 'is out of range' }
+  }
+  return { value: canonical }
+}
+
+function clip(text: string): string {
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text
+}
+
+/** `+01.50` → `1.50`, `.5` → `0.5`, `-0` → `0`: the same number, written one way. */
+export function canonicalDecimal(text: string): string {
+  const negative = text.startsWith('-')
+  const unsigned = text.replace(/^[-+]/, '')
+  let [whole = '', fraction = ''] = unsigned.split('.')
+  whole = whole.replace(/^0+(?=\d)/, '') || '0'
+  const result = fraction ? `${whole}.${fraction}` : whole
+  return negative && /[1-9]/.test(result) ? `-${result}` : result
+}
+
+/** Compares two canonical decimals exactly (no floating point). */
+export function compareDecimals(a: string, b: string): number {
+  const scale = Math.max(decimals(a), decimals(b))
+  const scaled = (value: string) => BigInt(value.replace('.', '') + '0'.repeat(scale - decimals(value)))
+  const difference = scaled(a) - scaled(b)
+  return difference < 0n ? -1 : difference > 0n ? 1 : 0
+}
+
+function decimals(value: string): number {
+  const point = value.indexOf('.')
+  return point === -1 ? 0 : value.length - point - 1
+}
+
+/** A decimal as a key: equal numbers give equal keys (1.6 and 1.60). */
+export function decimalKey(value: string): string {
+  return value.includes('.') ? value.replace(/0+$/, '').replace(/\.$/, '') : value
+}
