@@ -426,12 +426,13 @@ function l(
 }
 
 const classFactor = { эконом: 0.6, стандарт: 1, премиум: 1.8, индивидуальные: 3 }
-const typeFactor: Record<LensType, number> = {
-  однофокальные: 1,
-  разгрузочные: 1.6,
-  офисные: 2.5,
-  прогрессивные: 3,
-  'для контроля миопии': 3.5,
+/** What a design adds to the index's price, before the class factor. */
+const typeSurcharge: Record<LensType, number> = {
+  однофокальные: 0,
+  разгрузочные: 2500,
+  офисные: 6000,
+  прогрессивные: 9000,
+  'для контроля миопии': 12000,
 }
 
 /** Technology and colour of a lens product: clear, photochromic (grey or brown), polarised. */
@@ -491,7 +492,7 @@ const lenses: DemoRecipe = {
     const technology = technologies[t as number]!
     const cover = maker.covers[c as number] as string
     const base =
-      index.price * classFactor[line.lensClass] * typeFactor[line.type] * (1 + 0.15 * (c as number)) +
+      (index.price + typeSurcharge[line.type]) * classFactor[line.lensClass] * (1 + 0.15 * (c as number)) +
       technology.surcharge
     const wobble = random.int(90, 115) / 100
     return {
