@@ -104,7 +104,7 @@ test('made-to-order lenses have no powers, stock lenses have sphere and cylinder
   }
 })
 
-const SCALE = 250
+const SCALE = 1000
 
 eachDatabase('demo catalogue loader', (ctx) => {
   let app: FastifyInstance
@@ -119,11 +119,13 @@ eachDatabase('demo catalogue loader', (ctx) => {
     test(`seed ${kind.path}: every generated row is loaded; unpriced SKUs are absent from the matview`, async () => {
       const products = generate(kind, SCALE)
       const priced = new Set(products.filter((p) => p.entries.length > 0).flatMap((p) => p.skus.map((s) => s.barcode)))
-      const unpriced = new Set(products.filter((p) => p.entries.length === 0).flatMap((p) => p.skus.map((s) => s.barcode)))
-      assert.ok(unpriced.size > 0, 'the catalogue has unpriced SKUs')
-      const { rows: skuRows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(kind.skuTable)}`.execute(
-        ctx.db.primary,
+      const unpriced = new Set(
+        products.filter((p) => p.entries.length === 0).flatMap((p) => p.skus.map((s) => s.barcode)),
       )
+      assert.ok(unpriced.size > 0, 'the catalogue has unpriced SKUs')
+      const { rows: skuRows } = await sql<{
+        n: number
+      }>`SELECT count(*)::int AS n FROM ${sql.table(kind.skuTable)}`.execute(ctx.db.primary)
       assert.equal(skuRows[0]?.n, SCALE)
       const { rows } = await sql<{ barcode: string }>`
         SELECT DISTINCT s.barcode FROM ${sql.table(kind.matview)} m JOIN ${sql.table(kind.skuTable)} s ON s.id = m.sku_id`.execute(
@@ -155,9 +157,10 @@ eachDatabase('demo catalogue loader', (ctx) => {
       ctx.db.primary,
     )
     await seedCatalogue(ctx.db, { scale: SCALE, seed: 7, kinds: [kind], replace: true })
-    const again = await sql<{ barcode: string; id: number }>`SELECT barcode, id FROM ${sql.table(kind.skuTable)} ORDER BY id`.execute(
-      ctx.db.primary,
-    )
+    const again = await sql<{
+      barcode: string
+      id: number
+    }>`SELECT barcode, id FROM ${sql.table(kind.skuTable)} ORDER BY id`.execute(ctx.db.primary)
     assert.deepEqual(
       again.rows.map((row) => row.barcode),
       before.rows.map((row) => row.barcode),

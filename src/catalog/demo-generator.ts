@@ -317,7 +317,8 @@ export function modelCode(pattern: string, serial: number): string {
   const low = digits > 1 ? 10 ** (digits - 1) : 0
   const space = 10 ** digits - low
   const series = Math.floor(serial / space)
-  const number = String(low + (((serial % space) * 7919 + Math.floor(space / 7)) % space))
+  const offset = (hashSeed(pattern, 0) >>> 0) % space
+  const number = String(low + (((serial % space) * 7919 + offset) % space))
   let i = 0
   const code = pattern.replace(/#/g, () => number[i++] ?? '0')
   return series === 0 ? code : `${code}-${series + 1}`
