@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, test } from 'node:test'
+import { promisify } from 'node:util'
+import { sql } from 'kysely'
+import { eachDatabase } from '../test/harness.js'
+
+/*
+ * The CLI as a user runs it: a child process reading the same configuration as the server. On the embedded
+ * database it gets a data directory of its own (the suite's is open in this process); on the server it works in
+ * the suite's schema through the connection string.
+ */
+
+const execute = promisify(execFile)
+const cliPath = new URL('./cli.ts', import.meta.url).pathname
+
+interface CliRun {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+eachDatabase('command line', (ctx) => {
+  let work: string
+  let env: Record<string, string>
+
+  before(async () => {
+    work = mkdtempSync(join(tmpdir(), 'optics-cli-'))
+    if (ctx.target === 'postgres') {
+      const { rows } = await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(ctx.db.primary)
+      const url = new URL(process.env.TEST_DATABASE_URL!)
+      url.searchParams.set('options', `-c search_path=${rows[0]!.schema},public`)
+      env = { DATABASE_URL: url.toString() }
+    } else {
+      env = { DATA_DIR: join(work, 'data') }
+    }
+  })
+  after(() => rmSync(work, { recursive: true, force: true }))
+
+  const cli = async (...args: string[]): Promise<CliRun> => {
+    try {
+      const { stdout, stderr } = await execute(process.execPath, ['--import', 'tsx', cliPath, ...args], {
+        env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env },
+      })
+      return { code: 0, stdout, stderr }
+    } catch (error) {
+      const failed = error as { code: number; stdout: string; stderr: string }
+      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr }
+    }
+  }
+
+  test('seed at a tiny scale loads the kinds asked for; again without --replace it refuses in one line', async () => {
+    const seeded = await cli('seed', '--scale', '30', '--kinds', 'glasses,lenses', '--seed', '3')
+    assert.equal(seeded.code, 0, seeded.stderr)
+    assert.match(seeded.stdout, /^glasses: 30 SKUs, \d+ price-list entries in [\d.]+ s\nlenses: 30 SKUs/)
+    assert.match(seeded.stderr, /seed glasses: 100% \(30 rows/, 'one progress line per 10% off a terminal')
+
+    const again = await cli('seed', '--scale', '30', '--kinds', 'glasses')
+    assert.equal(again.code, 1)
+    assert.equal(again.stderr, 'optics-catalog: glasses already holds data; seed --replace replaces it\n')
+
+    const replaced = await cli('seed', '--scale', '20', '--kinds', 'glasses', '--replace')
+    assert.equal(replaced.code, 0, replaced.stderr)
+    assert.match(replaced.stdout, /^glasses: 20 SKUs/)
+  })
+
+  test('import reports each problem with its line and exits 1; a valid file imports; export writes it back', async () => {
+    const bad = join(work, 'bad.csv')
+    writeFileSync(bad, 'manufacturer;brand;model;price;purchase\nSafilo;Carrera;CA 1;12,5;-1\n')
+    const rejected = await cli('import', 'glasses', 'prices', bad)
+    assert.equal(rejected.code, 1)
+    assert.equal(
+      rejected.stderr.split('\n').filter(Boolean).slice(-2).join('\n'),
+      `${bad}: line 2, column purchase: must not be negative\noptics-catalog: import failed: 1 problem(s); nothing was written`,
+    )
+
+    const good = new URL('../examples/glasses-prices.csv', import.meta.url).pathname
+    const imported = await cli('import', 'glasses', 'prices', good, '--replace')
+    assert.equal(imported.code, 0, imported.stderr)
+    assert.match(imported.stdout, /^glasses prices: \d+ rows imported, replacing \d+ in/)
+
+    const exported = join(work, 'out.csv')
+    const result = await cli('export', 'glasses', 'prices', exported)
+    assert.equal(result.code, 0, result.stderr)
+    assert.equal(readFileSync(exported, 'utf8'), readFileSync(good, 'utf8'))
+
+    const dryRun = await cli('import', 'glasses', 'prices', good, '--dry-run')
+    assert.equal(dryRun.code, 1, 'appending the same entries again conflicts')
+    assert.match(dryRun.stderr, /line 2: the keys and bounds is already in the price list/)
+  })
+
+  test('usage errors exit 2 with one line and the usage', async () => {
+    for (const args of [['frobnicate'], ['import', 'hats', 'prices', 'x.csv'], ['seed', '--scale', 'many']]) {
+      const result = await cli(...args)
+      assert.equal(result.code, 2, args.join(' '))
+      assert.match(result.stderr, /^optics-catalog: .+\nusage: npm run cli/)
+    }
+    const missing = await cli('import', 'glasses', 'prices', join(work, 'missing.csv'))
+    assert.equal(missing.code, 1)
+    assert.match(missing.stderr, /^optics-catalog: import failed: cannot read .*missing\.csv\n$/)
+  })
+})
