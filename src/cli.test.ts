@@ -55,7 +55,10 @@ eachDatabase('command line', (ctx) => {
   test('seed at a tiny scale loads the kinds asked for; again without --replace it refuses in one line', async () => {
     const seeded = await cli('seed', '--scale', '30', '--kinds', 'glasses,lenses', '--seed', '3')
     assert.equal(seeded.code, 0, seeded.stderr)
-    assert.match(seeded.stdout, /^glasses: 30 SKUs, \d+ price-list entries in [\d.]+ s\nlenses: 30 SKUs/)
+    assert.match(
+      seeded.stdout,
+      /^glasses: 30 SKUs, \d+ price-list entries in [\d.]+ s \(load [\d.]+ s, matview [\d.]+ s\)\nlenses: 30 SKUs/,
+    )
     assert.match(seeded.stderr, /seed glasses: 100% \(30 rows/, 'one progress line per 10% off a terminal')
 
     const again = await cli('seed', '--scale', '30', '--kinds', 'glasses')

@@ -107,6 +107,8 @@ function wholeNumber(text: string | undefined, option: string, fallback: number)
   return Number(text)
 }
 
+const seconds = (milliseconds: number) => (milliseconds / 1000).toFixed(1)
+
 const commands: Record<string, Command> = {
   async migrate(db, args, io) {
     parse(args, {})
@@ -146,7 +148,8 @@ const commands: Record<string, Command> = {
       })
       for (const result of results) {
         io.stdout.write(
-          `${result.kind}: ${result.skus} SKUs, ${result.entries} price-list entries in ${(result.milliseconds / 1000).toFixed(1)} s\n`,
+          `${result.kind}: ${result.skus} SKUs, ${result.entries} price-list entries in ${seconds(result.milliseconds)} s ` +
+            `(load ${seconds(result.loadMilliseconds)} s, matview ${seconds(result.matviewMilliseconds)} s)\n`,
         )
       }
       return 0
@@ -190,6 +193,7 @@ const commands: Record<string, Command> = {
     const result = await importCsv(db, kind, table, createReadStream(file), {
       replace: values.replace ?? false,
       dryRun: values['dry-run'] ?? false,
+      refresh: 'none',
       onProgress: ({ rows, bytes }) => progress.update(bytes, rows),
     }).finally(() => progress.stop())
     if (result.problemCount > 0) {
@@ -203,12 +207,18 @@ const commands: Record<string, Command> = {
       io.stderr.write(`optics-catalog: import failed: ${result.problemCount} problem(s); nothing was written\n`)
       return 1
     }
-    const seconds = (performance.now() - started) / 1000
+    const elapsed = performance.now() - started
     const verb = result.dryRun ? 'checked (dry run, nothing written)' : 'imported'
     const replaced = result.deleted > 0 ? `, replacing ${result.deleted}` : ''
     io.stdout.write(
-      `${kind.path} ${table}: ${result.rows} rows ${verb}${replaced} in ${seconds.toFixed(1)} s (${Math.round(result.rows / Math.max(seconds, 0.001))} rows/s)\n`,
+      `${kind.path} ${table}: ${result.rows} rows ${verb}${replaced} in ${seconds(elapsed)} s (${Math.round(result.rows / Math.max(elapsed / 1000, 0.001))} rows/s)\n`,
     )
+    if (!result.dryRun) {
+      // Concurrently: a service running on the same database keeps answering meanwhile.
+      const refreshing = performance.now()
+      await refreshMatview(db.primary, kind, { concurrently: true })
+      io.stdout.write(`${kind.path}: matview refreshed in ${seconds(performance.now() - refreshing)} s\n`)
+    }
     return 0
   },
 
