@@ -169,6 +169,24 @@ eachDatabase('demo catalogue loader', (ctx) => {
   })
 })
 
+eachDatabase('demo catalogue at bulk scale', (ctx) => {
+  test('a bulk seed drops the secondary indexes for the load and builds the same ones again', async () => {
+    const kind = kinds.find((candidate) => candidate.path === 'accessories')!
+    const indexes = async () =>
+      (
+        await sql<{ definition: string }>`
+          SELECT indexdef AS definition FROM pg_indexes
+          WHERE schemaname = current_schema() AND tablename IN (${kind.priceTable}, ${kind.skuTable})
+          ORDER BY indexname`.execute(ctx.db.primary)
+      ).rows.map((row) => row.definition)
+    const before = await indexes()
+    assert.ok(before.some((definition) => definition.includes('gin_trgm_ops')))
+    const [result] = await seedCatalogue(ctx.db, { scale: 50_000, kinds: [kind] })
+    assert.equal(result?.skus, 50_000)
+    assert.deepEqual(await indexes(), before)
+  })
+})
+
 eachDatabase('demo catalogue on start', (ctx) => {
   test('DEMO_DATA=false loads nothing; auto loads only an empty embedded database; true fills empty kinds', async () => {
     await ensureDemoCatalogue(ctx.db, { mode: 'false', scale: 30, log: silentLog })

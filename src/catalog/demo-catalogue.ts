@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { sql } from 'kysely'
-import type { Database, RawClient } from '../db/database.js'
+import { type Database, quoteIdent, type RawClient } from '../db/database.js'
 import { copyCsvChunks, copyCsvText } from '../transfer/csv-text.js'
 import { entryFieldColumns, refreshMatview, skuFieldColumns } from './catalog-repository.js'
 import { type DemoRow, generateCatalogue } from './demo-generator.js'
@@ -85,7 +85,11 @@ export async function seedCatalogue(db: Database, options: SeedOptions): Promise
           throw new CatalogueNotEmptyError(`${kind.path} already holds data; seed --replace replaces it`)
         }
       }
-      return loadKind(client, kind, recipe, options, report)
+      // A big load builds the secondary indexes once afterwards: much faster than growing them row by row.
+      const indexes = options.scale >= BULK_SCALE ? await dropSecondaryIndexes(client, kind) : []
+      const loaded = await loadKind(client, kind, recipe, options, report)
+      for (const definition of indexes) await client.query(definition)
+      return loaded
     })
 
     const loaded = performance.now()
@@ -105,6 +109,26 @@ export async function seedCatalogue(db: Database, options: SeedOptions): Promise
     })
   }
   return results
+}
+
+/** From this scale on, a kind's secondary indexes are dropped for the load and built again after it. */
+const BULK_SCALE = 50_000
+
+/**
+ * Drops the indexes of a kind's tables that no constraint owns (trigram, sort, the entry key) and returns the
+ * statements that create them again; the primary keys and the barcode constraint stay.
+ */
+async function dropSecondaryIndexes(client: RawClient, kind: Kind): Promise<string[]> {
+  const rows = await client.query<{ name: string; definition: string }>(
+    `SELECT i.indexname AS name, i.indexdef AS definition
+       FROM pg_indexes i
+      WHERE i.schemaname = current_schema() AND i.tablename = ANY($1)
+        AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname
+                          AND c.connamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema()))`,
+    [[kind.priceTable, kind.skuTable]],
+  )
+  for (const row of rows) await client.query(`DROP INDEX ${quoteIdent(row.name)}`)
+  return rows.map((row) => row.definition)
 }
 
 async function loadKind(
