@@ -77,21 +77,51 @@ export function createSkuTableSql(kind: Kind): string[] {
   return [`CREATE TABLE ${kind.skuTable} (\n  ${columns.join(',\n  ')}\n)`]
 }
 
-/** The condition under which entry `e` covers SKU `s`. */
-export function coversSql(kind: Kind): string {
+/*
+ * How the matview joins SKUs to entries without comparing every SKU with every entry of its product.
+ *
+ * An entry's match key is its key values in order, normalised, with a marker where a wildcard key is NULL. The
+ * wildcard patterns that occur among the entries (usually a handful) are read first; every SKU is paired with each
+ * pattern and its own key is built with the marker at that pattern's wildcard positions. An entry and a SKU then
+ * match exactly when the two keys are equal — a hash join on one text value — and each covering entry is found once,
+ * through the pattern of its own NULLs. Ranges are checked on the few entries a key finds.
+ */
+const SEPARATOR = "E'\\x1f'"
+const WILDCARD = "E'\\x1e'"
+const MISSING = "E'\\x1d'"
+
+const keyPart = (a: Attribute, alias: string) =>
+  a.type === 'text' ? norm(`${alias}.${a.column}`) : `(${alias}.${a.column})::text`
+
+/** The match key of entry `e`: its keys in order, a marker for each NULL wildcard. */
+function entryKeySql(kind: Kind): string {
+  const parts = kind.attributes
+    .filter((a) => a.entry !== 'none')
+    .map((a) => (a.entry === 'key' ? keyPart(a, 'e') : `coalesce(${keyPart(a, 'e')}, ${WILDCARD})`))
+  return parts.join(` || ${SEPARATOR} || `)
+}
+
+/** The match key of SKU `s` under wildcard pattern `k` (a boolean per wildcard key: true = the entry has NULL). */
+function skuKeySql(kind: Kind): string {
+  const parts = kind.attributes
+    .filter((a) => a.entry !== 'none')
+    .map((a) =>
+      a.entry === 'key'
+        ? keyPart(a, 's')
+        : `CASE WHEN k.${a.column} THEN ${WILDCARD} ELSE coalesce(${keyPart(a, 's')}, ${MISSING}) END`,
+    )
+  return parts.join(` || ${SEPARATOR} || `)
+}
+
+/** The range conditions under which entry `e` covers SKU `s` (a SKU without the value is covered by every zone). */
+function rangesCoverSql(kind: Kind): string[] {
   const parts: string[] = []
-  for (const a of kind.attributes) {
-    if (a.entry === 'none') continue
-    const equal =
-      a.type === 'text' ? `${norm(`e.${a.column}`)} = ${norm(`s.${a.column}`)}` : `e.${a.column} = s.${a.column}`
-    parts.push(a.entry === 'key' ? equal : `(e.${a.column} IS NULL OR ${equal})`)
-  }
   for (const r of kind.ranges) {
     if (r.sku === 'none') continue
     const inside = `(e.${r.column}_from IS NULL OR s.${r.column} >= e.${r.column}_from) AND (e.${r.column}_to IS NULL OR s.${r.column} <= e.${r.column}_to)`
     parts.push(r.sku === 'required' ? inside : `(s.${r.column} IS NULL OR (${inside}))`)
   }
-  return parts.join('\n  AND ')
+  return parts
 }
 
 /** How specific an entry is: its non-NULL wildcard keys and range bounds (empty when every key is required). */
@@ -123,10 +153,21 @@ export function createMatviewSql(kind: Kind): string[] {
   ]
   const mostSpecific = kind.match === 'most-specific'
   const view = kind.matview
+  const wildcards = kind.attributes.filter((a) => a.entry === 'wildcard')
+  // The SKU side is materialised with its key, so the planner sees one hashable equality (not a filter over s × e).
+  const keyed =
+    wildcards.length > 0
+      ? [
+          `WITH k AS (SELECT DISTINCT ${wildcards.map((a) => `(${a.column} IS NULL) AS ${a.column}`).join(', ')}`,
+          `  FROM ${kind.priceTable}),`,
+          `s AS MATERIALIZED (SELECT s.*, ${skuKeySql(kind)} AS match_key FROM ${kind.skuTable} s CROSS JOIN k)`,
+        ]
+      : [`WITH s AS MATERIALIZED (SELECT s.*, ${skuKeySql(kind)} AS match_key FROM ${kind.skuTable} s)`]
   const body = [
+    ...keyed,
     `SELECT ${mostSpecific ? 'DISTINCT ON (s.id) ' : ''}${select.join(', ')}`,
-    `FROM ${kind.skuTable} s`,
-    `JOIN ${kind.priceTable} e ON ${coversSql(kind)}`,
+    'FROM s',
+    `JOIN ${kind.priceTable} e ON ${[`${entryKeySql(kind)} = s.match_key`, ...rangesCoverSql(kind)].join('\n  AND ')}`,
     ...(mostSpecific ? [`ORDER BY ${['s.id', ...specificitySql(kind), 'e.updated_at DESC', 'e.id'].join(', ')}`] : []),
   ].join('\n')
   return [
