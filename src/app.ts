@@ -2,6 +2,7 @@ import { parse as parseQueryString } from 'node:querystring'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { catalogStatusRoutes } from './catalog/catalog-status-routes.js'
 import { registerMatviewRefresh } from './catalog/matview-refresh.js'
+import { ResultCache } from './catalog/result-cache.js'
 import { searchRoutes } from './catalog/search-routes.js'
 import type { Config } from './config.js'
 import type { Database } from './db/database.js'
@@ -15,6 +16,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     readonly config: Config
     readonly db: Database
+    /** Totals and other costly results, remembered per data version (exact; see result-cache.ts). */
+    readonly resultCache: ResultCache
   }
 }
 
@@ -53,6 +56,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
   app.decorate('config', config)
   app.decorate('db', db)
+  app.decorate('resultCache', new ResultCache())
 
   registerValidation(app)
   registerProblemHandlers(app)

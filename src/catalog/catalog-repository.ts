@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely'
+import { inTransaction } from '../db/transaction.js'
 import { dataGeneration, recordMatviewRefresh } from './catalog-state.js'
 import type { Kind } from './kind.js'
 
@@ -75,10 +76,13 @@ export async function insertSkus(db: Kysely<any>, kind: Kind, skus: readonly Sku
  * form is faster and is what bulk loads use before the service reads.
  */
 export async function refreshMatview(db: Kysely<any>, kind: Kind, options: { concurrently?: boolean } = {}) {
-  // Read before the refresh starts: the refresh then shows at least this generation's data.
-  const generation = await dataGeneration(db, kind)
-  const started = performance.now()
-  const concurrently = options.concurrently ? sql`CONCURRENTLY ` : sql``
-  await sql`REFRESH MATERIALIZED VIEW ${concurrently}${sql.table(kind.matview)}`.execute(db)
-  await recordMatviewRefresh(db, kind, generation, performance.now() - started)
+  // One transaction, so the matview's new content and its new version become visible together.
+  await inTransaction(db, async (trx) => {
+    // Read before the refresh starts: the refresh then shows at least this generation's data.
+    const generation = await dataGeneration(trx, kind)
+    const started = performance.now()
+    const concurrently = options.concurrently ? sql`CONCURRENTLY ` : sql``
+    await sql`REFRESH MATERIALIZED VIEW ${concurrently}${sql.table(kind.matview)}`.execute(trx)
+    await recordMatviewRefresh(trx, kind, generation, performance.now() - started)
+  })
 }

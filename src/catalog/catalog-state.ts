@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely'
+import { type Kysely, type RawBuilder, sql } from 'kysely'
 import type { DB } from '../db/tables.js'
 import type { Kind } from './kind.js'
 
@@ -114,9 +114,29 @@ export async function recordMatviewRefresh(
     .updateTable('catalog_state')
     .set({
       refreshed_generation: sql<number>`greatest(refreshed_generation, ${generation})`,
+      matview_version: sql<number>`matview_version + 1`,
       refreshed_at: sql<Date>`clock_timestamp()`,
       refresh_ms: Math.round(durationMs),
     })
     .where('kind', '=', kind.path)
     .execute()
+}
+
+/** What a query reads of a kind: its tables (price list, nomenclature) and/or its matview. */
+export type KindReads = 'tables' | 'matview' | 'both'
+
+/**
+ * A scalar subquery naming the state of what a query reads: the data generation for the tables, the matview
+ * version for the matview (each refresh bumps it in its own transaction). Selected in the same statement as the
+ * result, it names exactly the snapshot the result was computed in; two statements that see the same version see
+ * the same data, so a result can be cached under it (`result-cache.ts`) and is never served once the data moves.
+ */
+export function dataVersionSql(kind: Kind, reads: KindReads): RawBuilder<string> {
+  const parts =
+    reads === 'tables'
+      ? sql`data_generation::text`
+      : reads === 'matview'
+        ? sql`'m' || matview_version::text`
+        : sql`data_generation::text || '.' || matview_version::text`
+  return sql<string>`(SELECT ${parts} FROM catalog_state WHERE kind = ${kind.path})`
 }

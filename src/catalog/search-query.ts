@@ -1,6 +1,7 @@
 import { type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
 import type { PageRequest, SortOrder } from '../http/page.js'
 import { invalidField } from '../http/problem.js'
+import { dataVersionSql } from './catalog-state.js'
 import type { Filter, ItemField, Kind } from './kind.js'
 
 /*
@@ -112,9 +113,18 @@ export function resolveSort(kind: Kind, sort: readonly SortOrder[]): { field: It
   })
 }
 
+/** The column, on every row of a page and on the count, naming the data version the statement read. */
+export const DATA_VERSION = '_dataVersion'
+
 export interface SearchQueries {
   readonly page: SelectQueryBuilder<any, any, Row>
-  readonly count: SelectQueryBuilder<any, any, { count: number | string }>
+  readonly count: SelectQueryBuilder<any, any, { count: number | string; [DATA_VERSION]: string | null }>
+}
+
+/** What identifies a search's total: kind, mode and the active filters (not the page or the order). */
+export function searchCountKey(kind: Kind, request: Pick<SearchRequest, 'byPriceList' | 'filters'>): string {
+  const filters = activeFilters(kind, request.filters).map(({ filter, value }) => [filter.name, String(value)])
+  return JSON.stringify(['search', kind.path, request.byPriceList, filters])
 }
 
 /**
@@ -130,7 +140,12 @@ export function buildSearchQuery(db: AnyDb, kind: Kind, request: SearchRequest):
   const withFilters = <Q extends SelectQueryBuilder<any, any, any>>(query: Q): Q =>
     conditions.reduce((q, condition) => q.where(condition as Expression<SqlBool>) as Q, query)
 
-  const selections = kind.itemFields.map((field) => (fieldSql(field, byPriceList) ?? sql`NULL`).as(field.name))
+  // A price-list search may look into the matview too (filters on SKU-only attributes).
+  const version = dataVersionSql(kind, byPriceList ? 'both' : 'matview').as(DATA_VERSION)
+  const selections = [
+    ...kind.itemFields.map((field) => (fieldSql(field, byPriceList) ?? sql`NULL`).as(field.name)),
+    version,
+  ]
 
   const sorted = resolveSort(kind, request.page.sort)
   const orderBy: RawBuilder<unknown>[] = []
@@ -149,6 +164,6 @@ export function buildSearchQuery(db: AnyDb, kind: Kind, request: SearchRequest):
   for (const expression of orderBy) pageQuery = pageQuery.orderBy(expression as never)
   pageQuery = pageQuery.limit(size).offset(page * size)
 
-  const countQuery = withFilters(db.selectFrom(from).select(sql<number | string>`count(*)`.as('count')))
+  const countQuery = withFilters(db.selectFrom(from).select([sql<number | string>`count(*)`.as('count'), version]))
   return { page: pageQuery, count: countQuery }
 }

@@ -18,7 +18,8 @@ import {
 } from '../http/schemas.js'
 import type { Filter, ItemField, Kind } from './kind.js'
 import { kinds } from './kinds.js'
-import { buildSearchQuery, type SearchRequest } from './search-query.js'
+import type { ResultCache } from './result-cache.js'
+import { buildSearchQuery, DATA_VERSION, type SearchRequest, searchCountKey } from './search-query.js'
 
 const SEARCH_DEFAULT_SIZE = 10
 
@@ -68,21 +69,34 @@ function numericFieldsOf(kind: Kind): string[] {
   return kind.itemFields.filter((field) => field.type !== 'text').map((field) => field.name)
 }
 
-/** Runs one search: the page, then the count only when the page cannot tell the total. */
-export async function searchKind(db: Db, kind: Kind, request: SearchRequest): Promise<Page<Record<string, unknown>>> {
+/**
+ * Runs one search: the page, then the total only when the page cannot tell it. The total comes from `cache` when
+ * it holds one for the data version the page was read at (exact: see result-cache.ts), else from a count.
+ */
+export async function searchKind(
+  db: Db,
+  kind: Kind,
+  request: SearchRequest,
+  cache?: ResultCache,
+): Promise<Page<Record<string, unknown>>> {
   const queries = buildSearchQuery(db as never, kind, request)
   const numericFields = numericFieldsOf(kind)
   const rows = await queries.page.execute()
+  const version = rows[0]?.[DATA_VERSION] as string | undefined
   for (const row of rows) {
+    delete row[DATA_VERSION]
     for (const name of numericFields) {
       const value = row[name]
       if (value !== null && value !== undefined) row[name] = Number(value)
     }
   }
-  const total = await resolveTotal(request.page, rows.length, async () => {
+  const count = async () => {
     const result = await queries.count.executeTakeFirstOrThrow()
-    return Number(result.count)
-  })
+    return { value: Number(result.count), version: result[DATA_VERSION] }
+  }
+  const total = await resolveTotal(request.page, rows.length, async () =>
+    cache ? cache.getOrCompute(searchCountKey(kind, request), version, count) : (await count()).value,
+  )
   return buildPage(rows, request.page, total)
 }
 
@@ -114,14 +128,19 @@ export async function searchRoutes(app: FastifyInstance): Promise<void> {
       },
       async (request) => {
         const filters = request.body as Record<string, string | number | null | undefined> & { byPriceList: boolean }
-        return searchKind(app.db.read, kind, {
-          byPriceList: filters.byPriceList,
-          filters,
-          page: parsePageRequest(request.query as Record<string, unknown>, {
-            defaultSize: SEARCH_DEFAULT_SIZE,
-            maxSize: app.config.maxPageSize,
-          }),
-        })
+        return searchKind(
+          app.db.read,
+          kind,
+          {
+            byPriceList: filters.byPriceList,
+            filters,
+            page: parsePageRequest(request.query as Record<string, unknown>, {
+              defaultSize: SEARCH_DEFAULT_SIZE,
+              maxSize: app.config.maxPageSize,
+            }),
+          },
+          app.resultCache,
+        )
       },
     )
   }

@@ -50,6 +50,8 @@ export interface CatalogStateTable {
   refreshed_generation: ColumnType<number, number | undefined, number>
   refreshed_at: Date | null
   refresh_ms: number | null
+  /** Bumped by every refresh, in its transaction: one value per content of the matview. */
+  matview_version: ColumnType<number, number | undefined, number>
 }
 
 export interface DB {

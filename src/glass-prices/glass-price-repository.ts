@@ -1,4 +1,8 @@
 import { type Expression, type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely'
+import { dataVersionSql } from '../catalog/catalog-state.js'
+import { glasses } from '../catalog/kinds.js'
+import type { ResultCache } from '../catalog/result-cache.js'
+import { DATA_VERSION } from '../catalog/search-query.js'
 import type { DB } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
 import { checkDecimal } from '../http/decimal.js'
@@ -134,8 +138,20 @@ function orderExpressions(column: SortColumn): RawBuilder<unknown>[] {
   }
 }
 
-/** One page of the listing: filtered, sorted, with the business-day date and the user of the last change. */
-export async function listGlassPrices(db: Db, request: ListingRequest): Promise<Page<GlassPriceListItem>> {
+/** The data version of the glass price list, selected beside a listing's rows and count. */
+const listingVersion = dataVersionSql(glasses, 'tables').as(DATA_VERSION)
+
+const listingCountKey = (filter: GlassPriceFilter) => JSON.stringify(['glass-price-listing', filter])
+
+/**
+ * One page of the listing: filtered, sorted, with the business-day date and the user of the last change. The
+ * total comes from `cache` when it holds one for the data version the page was read at.
+ */
+export async function listGlassPrices(
+  db: Db,
+  request: ListingRequest,
+  cache?: ResultCache,
+): Promise<Page<GlassPriceListItem>> {
   const conditions = glassPriceFilterConditions(request.filter)
   const where = <Q extends { where(condition: Expression<SqlBool>): Q }>(query: Q): Q =>
     conditions.reduce((q, condition) => q.where(condition), query)
@@ -159,6 +175,7 @@ export async function listGlassPrices(db: Db, request: ListingRequest): Promise<
     query = query.orderBy(request.sortDirection === 'DESC' ? sql`${expression} DESC` : (expression as never))
   }
   const rows = await query
+    .select(listingVersion)
     .limit(size)
     .offset(page * size)
     .execute()
@@ -172,12 +189,15 @@ export async function listGlassPrices(db: Db, request: ListingRequest): Promise<
     purchase: Number(row.purchase),
     user: row.user,
   }))
-  const total = await resolveTotal(request.page, content.length, async () => {
+  const count = async () => {
     const result = await where(
-      db.selectFrom('glasses_price as e').select(sql<number | string>`count(*)`.as('count')),
+      db.selectFrom('glasses_price as e').select([sql<number | string>`count(*)`.as('count'), listingVersion]),
     ).executeTakeFirstOrThrow()
-    return Number(result.count)
-  })
+    return { value: Number(result.count), version: result[DATA_VERSION] }
+  }
+  const total = await resolveTotal(request.page, content.length, async () =>
+    cache ? cache.getOrCompute(listingCountKey(request.filter), rows[0]?.[DATA_VERSION], count) : (await count()).value,
+  )
   return buildPage(content, request.page, total)
 }
 

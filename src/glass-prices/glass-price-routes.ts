@@ -86,19 +86,23 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
       const sortColumn = query.sortColumn ?? 'ID'
       const sortDirection = query.sortDirection ?? 'ASC'
       const page = pageOf(request, app.config.maxPageSize)
-      return listGlassPrices(app.db.read, {
-        filter: parseGlassPriceFilter(query),
-        // The envelope's `sort` says whether the request asked for an order, as Spring's does.
-        page: {
-          ...page,
-          sort: requested
-            ? [{ property: sortColumn, direction: sortDirection === 'DESC' ? 'desc' : 'asc', ignoreCase: false }]
-            : [],
+      return listGlassPrices(
+        app.db.read,
+        {
+          filter: parseGlassPriceFilter(query),
+          // The envelope's `sort` says whether the request asked for an order, as Spring's does.
+          page: {
+            ...page,
+            sort: requested
+              ? [{ property: sortColumn, direction: sortDirection === 'DESC' ? 'desc' : 'asc', ignoreCase: false }]
+              : [],
+          },
+          sortColumn,
+          sortDirection,
+          timezone: app.config.businessTimezone,
         },
-        sortColumn,
-        sortDirection,
-        timezone: app.config.businessTimezone,
-      })
+        app.resultCache,
+      )
     },
   )
 

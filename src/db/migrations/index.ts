@@ -2,6 +2,7 @@ import type { Migration } from 'kysely'
 import * as catalog from './0001-catalog.js'
 import * as glassPriceHistory from './0002-glass-price-history.js'
 import * as catalogState from './0003-catalog-state.js'
+import * as matviewVersion from './0004-matview-version.js'
 
 /**
  * Every migration, in the order it is applied. A migration never changes once released: a change to the schema
@@ -11,4 +12,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0001-catalog': catalog,
   '0002-glass-price-history': glassPriceHistory,
   '0003-catalog-state': catalogState,
+  '0004-matview-version': matviewVersion,
 }
