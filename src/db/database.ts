@@ -182,6 +182,12 @@ function newPool(url: string, options: DatabaseOptions): pg.Pool {
   })
   // An idle client losing its server must not crash the process; the next query reports the outage.
   pool.on('error', () => {})
+  // Nor may a client that loses it while lent out (under a query, or between two): the pool listens only to idle
+  // clients, and an 'error' event nobody listens to ends the process. The query fails by itself (or the next
+  // one does), and the pool drops the broken client when it is released.
+  pool.on('connect', (client) => {
+    client.on('error', () => {})
+  })
   return pool
 }
 
