@@ -64,9 +64,12 @@ class ServerLog {
   }
 }
 
+/** The exit code, once the process has ended and its output has been read to the end. */
 function exitOf(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null) return Promise.resolve(child.exitCode)
-  return new Promise((resolve) => child.once('exit', (code) => resolve(code)))
+  return new Promise((resolve) => {
+    if (child.stdout?.closed && child.stderr?.closed && child.exitCode !== null) resolve(child.exitCode)
+    else child.once('close', (code) => resolve(code))
+  })
 }
 
 /** Resolves when a connection to the port is refused (the server stopped listening). */
