@@ -3,6 +3,7 @@ import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import packageJson from '../../package.json' with { type: 'json' }
 import { readCatalogStates } from '../catalog/catalog-state.js'
 import type { RefreshEvent } from '../catalog/matview-refresh.js'
+import type { PoolStats } from '../db/database.js'
 
 /*
  * Prometheus metrics (`/actuator/prometheus`). Each application has its own registry (tests build many apps in
@@ -88,11 +89,7 @@ export function registerMetrics(app: FastifyInstance): ServiceMetrics {
     },
   })
 
-  const poolGauge = (
-    name: string,
-    help: string,
-    read: (stats: ReturnType<typeof app.db.poolStats>[number]) => number,
-  ) =>
+  const poolGauge = (name: string, help: string, read: (stats: PoolStats) => number) =>
     new Gauge({
       name,
       help,
