@@ -7,8 +7,11 @@ import { searchRoutes } from './catalog/search-routes.js'
 import type { Config } from './config.js'
 import type { Database } from './db/database.js'
 import { glassPriceRoutes } from './glass-prices/glass-price-routes.js'
+import { registerMetrics } from './http/metrics.js'
+import { registerOpenApi } from './http/openapi.js'
 import { operationsRoutes } from './http/operations-routes.js'
 import { registerProblemHandlers } from './http/problem.js'
+import { registerRequestIdHeader, requestIdOf } from './http/request-id.js'
 import { ProblemSchema } from './http/schemas.js'
 import { registerValidation } from './http/validation.js'
 
@@ -50,20 +53,24 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: options.logger ?? { level: config.logLevel },
     bodyLimit: config.bodyLimit,
     routerOptions: { querystringParser: parseQuery, ignoreTrailingSlash: false },
-    requestIdHeader: 'x-request-id',
-    genReqId: () => crypto.randomUUID(),
+    // The id comes from requestIdOf, which keeps a sane X-Request-Id and makes one otherwise.
+    requestIdHeader: false,
+    genReqId: requestIdOf,
     ajv: { customOptions: { coerceTypes: 'array' } },
   })
   app.decorate('config', config)
   app.decorate('db', db)
   app.decorate('resultCache', new ResultCache())
 
+  registerRequestIdHeader(app)
+  const metrics = registerMetrics(app)
   registerValidation(app)
   registerProblemHandlers(app)
   app.addSchema(ProblemSchema)
-  registerMatviewRefresh(app)
+  await registerOpenApi(app)
+  registerMatviewRefresh(app, { onRefreshed: metrics.observeMatviewRefresh })
 
-  await app.register(operationsRoutes)
+  await app.register(operationsRoutes, { metrics })
   await app.register(searchRoutes)
   await app.register(catalogStatusRoutes)
   await app.register(glassPriceRoutes)

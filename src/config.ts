@@ -12,6 +12,7 @@ const EnvSchema = Type.Object({
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   DATABASE_READ_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+  DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 0, maximum: 86_400_000, default: 60_000 }),
   DATA_DIR: Type.String({ minLength: 1, default: './data' }),
   DEMO_DATA: Type.Union([Type.Literal('auto'), Type.Literal('true'), Type.Literal('false')], { default: 'auto' }),
   DEMO_SCALE: Type.Integer({ minimum: 0, maximum: 10_000_000, default: 3000 }),
@@ -44,6 +45,8 @@ export interface Config {
   readonly databaseUrl: string | undefined
   readonly databaseReadUrl: string | undefined
   readonly databasePoolSize: number
+  /** Server mode: PostgreSQL's statement_timeout (and idle-in-transaction timeout) of the service; 0 = none. */
+  readonly databaseStatementTimeoutMs: number
   readonly dataDir: string
   readonly demoData: 'auto' | 'true' | 'false'
   readonly demoScale: number
@@ -108,6 +111,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: parsed.DATABASE_URL,
     databaseReadUrl: parsed.DATABASE_READ_URL,
     databasePoolSize: parsed.DATABASE_POOL_SIZE,
+    databaseStatementTimeoutMs: parsed.DATABASE_STATEMENT_TIMEOUT_MS,
     dataDir: parsed.DATA_DIR,
     demoData: parsed.DEMO_DATA,
     demoScale: parsed.DEMO_SCALE,

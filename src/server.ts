@@ -1,12 +1,18 @@
 import { buildApp } from './app.js'
 import { ensureDemoCatalogue } from './catalog/demo-catalogue.js'
-import { ConfigError, loadConfig } from './config.js'
+import { type Config, ConfigError, loadConfig } from './config.js'
 import { openDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
 
+/**
+ * How long a shutdown may take before the process gives up on the requests still running and exits non-zero;
+ * below Kubernetes' default grace period (30 s), so the process ends on its own terms.
+ */
+const SHUTDOWN_TIMEOUT_MS = 25_000
+
 /** loadConfig → openDatabase → migrate → demo data → buildApp → listen; SIGTERM drains, then closes the database. */
 async function main(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>
+  let config: Config
   try {
     config = loadConfig()
   } catch (error) {
@@ -22,19 +28,31 @@ async function main(): Promise<void> {
     readUrl: config.databaseReadUrl,
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
   })
   await migrateToLatest(db.primary)
   const app = await buildApp({ config, db })
   await ensureDemoCatalogue(db, { mode: config.demoData, scale: config.demoScale, log: app.log })
 
+  /*
+   * app.close() stops accepting connections, answers new requests on open keep-alive connections with 503,
+   * waits for the requests in flight to finish (and the matview refresher to stop), then the database closes.
+   */
   let closing = false
   const shutdown = async (signal: string) => {
     if (closing) return
     closing = true
     app.log.info({ signal }, 'shutting down: draining in-flight requests')
+    const guard = setTimeout(() => {
+      app.log.error({ timeoutMs: SHUTDOWN_TIMEOUT_MS }, 'shutdown timed out; exiting with requests unfinished')
+      process.exit(1)
+    }, SHUTDOWN_TIMEOUT_MS)
+    guard.unref()
     try {
       await app.close()
+      app.log.info('requests drained; closing the database')
       await db.close()
+      app.log.info('shut down')
       process.exit(0)
     } catch (error) {
       app.log.error({ err: error }, 'shutdown failed')

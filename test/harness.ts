@@ -66,7 +66,10 @@ async function openPglite(): Promise<{ db: Database; cleanup: () => Promise<void
   }
 }
 
-async function openServerSchema(url: string): Promise<{ db: Database; schema: string; cleanup: () => Promise<void> }> {
+/** A fresh, migrated schema of the server at `url`; `cleanup` closes the database and drops the schema. */
+export async function openServerSchema(
+  url: string,
+): Promise<{ db: Database; schema: string; cleanup: () => Promise<void> }> {
   const schema = `test_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`
   const admin = new pg.Client({ connectionString: url })
   await admin.connect()

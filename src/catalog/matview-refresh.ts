@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import type { Kysely } from 'kysely'
+import { type Kysely, sql } from 'kysely'
 import { tryLockForTransaction } from '../db/advisory-lock.js'
 import type { DB } from '../db/tables.js'
 import { refreshMatview } from './catalog-repository.js'
@@ -150,6 +150,8 @@ export class MatviewRefresher {
       if (!(await tryLockForTransaction(trx, LOCK_PURPOSE, kind.matview))) return 'busy'
       const state = (await readCatalogStates(trx)).find((candidate) => candidate.kind === kind.path)
       if (!state?.stale) return 'fresh'
+      // A large kind may take longer to refresh than the service's statement timeout allows a request.
+      await sql`SET LOCAL statement_timeout = 0`.execute(trx)
       const startedAt = performance.now()
       await refreshMatview(trx, kind, { concurrently: true })
       const finishedAt = performance.now()
@@ -163,11 +165,19 @@ export class MatviewRefresher {
 /**
  * Runs the refresher with the application: started when the app is ready, stopped when it closes, poked after
  * every successful request of a route marked `config: { writesCatalog: true }`. Does nothing when
- * `MATVIEW_REFRESH=off`. Call before registering the routes, so the hook covers them.
+ * `MATVIEW_REFRESH=off`. Call before registering the routes, so the hook covers them. `onRefreshed` sees every
+ * refresh this instance makes (metrics).
  */
-export function registerMatviewRefresh(app: FastifyInstance): void {
+export function registerMatviewRefresh(
+  app: FastifyInstance,
+  options: Pick<MatviewRefresherOptions, 'onRefreshed'> = {},
+): void {
   if (app.config.matviewRefresh === 'off') return
-  const refresher = new MatviewRefresher(app.db.primary, { delayMs: app.config.matviewRefreshDelayMs, log: app.log })
+  const refresher = new MatviewRefresher(app.db.primary, {
+    delayMs: app.config.matviewRefreshDelayMs,
+    log: app.log,
+    ...options,
+  })
   app.addHook('onReady', async () => refresher.start())
   app.addHook('onClose', async () => refresher.stop())
   app.addHook('onResponse', async (request, reply) => {

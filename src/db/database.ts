@@ -21,6 +21,29 @@ export interface DatabaseOptions {
   readonly schema?: string | undefined
   readonly poolSize?: number | undefined
   readonly applicationName?: string | undefined
+  /**
+   * Server mode: how long to wait for a connection (a new one, or a free one of a busy pool) before the query
+   * fails as "database unavailable". Default 3000.
+   */
+  readonly connectTimeoutMs?: number | undefined
+  /**
+   * Server mode: PostgreSQL's `statement_timeout` and `idle_in_transaction_session_timeout` for every connection
+   * (a stuck statement is cancelled; a transaction whose client vanished releases its locks). 0 or unset: none.
+   * Work that may legitimately take longer sets `SET LOCAL statement_timeout = 0` in its own transaction.
+   */
+  readonly statementTimeoutMs?: number | undefined
+}
+
+/** Connections of one pool at one moment (metrics). */
+export interface PoolStats {
+  /** `primary`, or `read` for the read replica's pool. */
+  readonly pool: 'primary' | 'read'
+  /** Open connections, busy or idle. */
+  readonly total: number
+  readonly idle: number
+  /** Callers waiting for a connection. */
+  readonly waiting: number
+  readonly max: number
 }
 
 /** A connection lent for a hand-written transaction: plain SQL, compiled Kysely queries and `COPY … FROM STDIN`. */
@@ -44,6 +67,8 @@ export interface Database {
   rawTransaction<T>(fn: (client: RawClient) => Promise<T>): Promise<T>
   /** Cheap liveness check of the primary. */
   ping(): Promise<void>
+  /** The connection pools' state now; the embedded database is one connection. */
+  poolStats(): PoolStats[]
   close(): Promise<void>
 }
 
@@ -127,6 +152,10 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
     async ping() {
       await pglite.query('select 1')
     },
+    poolStats() {
+      const lent = pool.lent ? 1 : 0
+      return [{ pool: 'primary', total: 1, idle: 1 - lent, waiting: pool.waiting, max: 1 }]
+    },
     async close() {
       await db.destroy()
       await pglite.close()
@@ -135,17 +164,30 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
 }
 
 function newPool(url: string, options: DatabaseOptions): pg.Pool {
+  const statementTimeout = options.statementTimeoutMs ?? 0
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
-    connectionTimeoutMillis: 3000,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 3000,
     idleTimeoutMillis: 30_000,
+    // Lets the operating system notice a connection whose server vanished without a word while it sat idle.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     application_name: options.applicationName ?? 'optics-catalog',
     types: { getTypeParser: pgTypeParser } as never,
+    ...(statementTimeout > 0
+      ? { statement_timeout: statementTimeout, idle_in_transaction_session_timeout: statementTimeout }
+      : {}),
     ...(options.schema ? { options: `-c search_path=${quoteIdent(options.schema)},public` } : {}),
   })
   // An idle client losing its server must not crash the process; the next query reports the outage.
   pool.on('error', () => {})
+  // Nor may a client that loses it while lent out (under a query, or between two): the pool listens only to idle
+  // clients, and an 'error' event nobody listens to ends the process. The query fails by itself (or the next
+  // one does), and the pool drops the broken client when it is released.
+  pool.on('connect', (client) => {
+    client.on('error', () => {})
+  })
   return pool
 }
 
@@ -191,6 +233,16 @@ async function openServer(options: DatabaseOptions, url: string): Promise<Databa
     },
     async ping() {
       await pool.query('select 1')
+    },
+    poolStats() {
+      const stats = (which: 'primary' | 'read', of: pg.Pool): PoolStats => ({
+        pool: which,
+        total: of.totalCount,
+        idle: of.idleCount,
+        waiting: of.waitingCount,
+        max: of.options.max,
+      })
+      return readPool ? [stats('primary', pool), stats('read', readPool)] : [stats('primary', pool)]
     },
     async close() {
       await db.destroy()

@@ -12,6 +12,8 @@ export class PGlitePool {
   readonly #pglite: PGlite
   #queue: Promise<void> = Promise.resolve()
   #ended = false
+  #waiting = 0
+  #lent = false
 
   constructor(pglite: PGlite) {
     this.#pglite = pglite
@@ -25,8 +27,27 @@ export class PGlitePool {
     this.#queue = new Promise<void>((resolve) => {
       release = resolve
     })
-    await previous
-    return new PGliteClient(this.#pglite, release)
+    this.#waiting += 1
+    try {
+      await previous
+    } finally {
+      this.#waiting -= 1
+    }
+    this.#lent = true
+    return new PGliteClient(this.#pglite, () => {
+      this.#lent = false
+      release()
+    })
+  }
+
+  /** Callers queued for the connection (metrics). */
+  get waiting(): number {
+    return this.#waiting
+  }
+
+  /** Whether the connection is lent out now (metrics). */
+  get lent(): boolean {
+    return this.#lent
   }
 
   async end(): Promise<void> {

@@ -1,27 +1,135 @@
 import type { FastifyInstance } from 'fastify'
-import Type from 'typebox'
+import Type, { type Static } from 'typebox'
+import packageJson from '../../package.json' with { type: 'json' }
+import { type ServiceMetrics, withTimeout } from './metrics.js'
 
-const HealthSchema = Type.Object({ status: Type.String({ description: 'UP or DOWN' }) })
+/*
+ * Spring Boot Actuator's paths, so existing deployments keep their probes and scrapes:
+ *   health      the service and its database (503 DOWN while the database does not answer)
+ *   liveness    the process runs (never depends on the database: restarting would not bring it back)
+ *   readiness   the instance can serve: the database answers
+ *   info        name, version, database driver, uptime
+ *   prometheus  metrics (metrics.ts)
+ * Database checks give up after a bound, so a probe never hangs while the database is unreachable.
+ */
 
-/** Spring Boot Actuator-compatible probes, so existing deployments keep their checks. */
-export async function operationsRoutes(app: FastifyInstance): Promise<void> {
+const DATABASE_CHECK_TIMEOUT_MS = 2000
+
+const tags = ['operations']
+
+const HealthSchema = Type.Object({ status: Type.Union([Type.Literal('UP'), Type.Literal('DOWN')]) })
+type Health = Static<typeof HealthSchema>
+
+const InfoSchema = Type.Object({
+  app: Type.Object({ name: Type.String(), version: Type.String(), description: Type.String() }),
+  node: Type.Object({ version: Type.String() }),
+  database: Type.Object({
+    driver: Type.String({ description: '`postgres` (a server) or `pglite` (the embedded database)' }),
+    readReplica: Type.Boolean({ description: 'Searches and listings read from a replica' }),
+  }),
+  startedAt: Type.String({ format: 'date-time' }),
+  uptimeSeconds: Type.Number(),
+})
+type Info = Static<typeof InfoSchema>
+
+export interface OperationsRoutesOptions {
+  readonly metrics: ServiceMetrics
+}
+
+/** The actuator endpoints: health, liveness, readiness, info and Prometheus metrics. */
+export async function operationsRoutes(app: FastifyInstance, options: OperationsRoutesOptions): Promise<void> {
+  const startedAt = new Date()
+
+  async function databaseAnswers(): Promise<boolean> {
+    try {
+      await withTimeout(app.db.ping(), DATABASE_CHECK_TIMEOUT_MS, 'database ping')
+      return true
+    } catch {
+      return false
+    }
+  }
+
   app.get(
     '/actuator/health',
     {
       schema: {
-        tags: ['operations'],
+        tags,
         operationId: 'health',
         summary: 'Health of the service and its database',
         response: { 200: HealthSchema, 503: HealthSchema },
       },
     },
+    async (_request, reply): Promise<Health> => {
+      if (await databaseAnswers()) return { status: 'UP' }
+      return reply.code(503).send({ status: 'DOWN' })
+    },
+  )
+
+  app.get(
+    '/actuator/health/liveness',
+    {
+      schema: {
+        tags,
+        operationId: 'liveness',
+        summary: 'Liveness probe: UP while the process runs',
+        description: 'Does not look at the database: a restart would not bring it back.',
+        response: { 200: HealthSchema },
+      },
+    },
+    async (): Promise<Health> => ({ status: 'UP' }),
+  )
+
+  app.get(
+    '/actuator/health/readiness',
+    {
+      schema: {
+        tags,
+        operationId: 'readiness',
+        summary: 'Readiness probe: UP when the database answers',
+        description:
+          'DOWN (503) while the database does not answer; once shutting down the service stops accepting ' +
+          'connections and answers 503 on open ones.',
+        response: { 200: HealthSchema, 503: HealthSchema },
+      },
+    },
+    async (_request, reply): Promise<Health> => {
+      if (await databaseAnswers()) return { status: 'UP' }
+      return reply.code(503).send({ status: 'DOWN' })
+    },
+  )
+
+  app.get(
+    '/actuator/info',
+    {
+      schema: {
+        tags,
+        operationId: 'info',
+        summary: 'Name, version, database driver and uptime of the service',
+        response: { 200: InfoSchema },
+      },
+    },
+    async (): Promise<Info> => ({
+      app: { name: packageJson.name, version: packageJson.version, description: packageJson.description },
+      node: { version: process.versions.node },
+      database: { driver: app.db.driver, readReplica: app.db.read !== app.db.primary },
+      startedAt: startedAt.toISOString(),
+      uptimeSeconds: Math.round((Date.now() - startedAt.getTime()) / 1000),
+    }),
+  )
+
+  app.get(
+    '/actuator/prometheus',
+    {
+      schema: {
+        tags,
+        operationId: 'prometheus',
+        summary: 'Metrics in the Prometheus text format',
+        response: { 200: { content: { 'text/plain': { schema: Type.String() } } } },
+      },
+    },
     async (_request, reply) => {
-      try {
-        await app.db.ping()
-        return { status: 'UP' }
-      } catch {
-        return reply.code(503).send({ status: 'DOWN' })
-      }
+      const { contentType, body } = await options.metrics.scrape()
+      return reply.type(contentType).send(body)
     },
   )
 }

@@ -154,6 +154,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     code.startsWith('08') ||
     code === '57P01' ||
     code === '57P03' ||
+    // statement_timeout: the database did not answer in time (a lock held too long, an overloaded server).
+    code === '57014' ||
     /timeout exceeded when trying to connect|Connection terminated|connection is closed|Client has encountered a connection error/i.test(
       message,
     )
