@@ -7,7 +7,7 @@ import type { Config } from './config.js'
 import type { Database } from './db/database.js'
 import { glassPriceRoutes } from './glass-prices/glass-price-routes.js'
 import { operationsRoutes } from './http/operations-routes.js'
-import { registerProblemHandlers } from './http/problem.js'
+import { problemServerOptions, registerProblemHandlers } from './http/problem.js'
 import { ProblemSchema } from './http/schemas.js'
 import { registerValidation } from './http/validation.js'
 
@@ -50,6 +50,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     requestIdHeader: 'x-request-id',
     genReqId: () => crypto.randomUUID(),
     ajv: { customOptions: { coerceTypes: 'array' } },
+    ...problemServerOptions,
   })
   app.decorate('config', config)
   app.decorate('db', db)
