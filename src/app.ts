@@ -6,9 +6,11 @@ import { searchRoutes } from './catalog/search-routes.js'
 import type { Config } from './config.js'
 import type { Database } from './db/database.js'
 import { glassPriceRoutes } from './glass-prices/glass-price-routes.js'
+import { registerAuthentication } from './http/auth.js'
 import { operationsRoutes } from './http/operations-routes.js'
 import { problemServerOptions, registerProblemHandlers } from './http/problem.js'
 import { ProblemSchema } from './http/schemas.js'
+import { registerSecurity, securityServerOptions } from './http/security.js'
 import { registerValidation } from './http/validation.js'
 
 declare module 'fastify' {
@@ -51,6 +53,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     genReqId: () => crypto.randomUUID(),
     ajv: { customOptions: { coerceTypes: 'array' } },
     ...problemServerOptions,
+    ...securityServerOptions(config),
   })
   app.decorate('config', config)
   app.decorate('db', db)
@@ -58,6 +61,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerValidation(app)
   registerProblemHandlers(app)
   app.addSchema(ProblemSchema)
+  await registerSecurity(app)
+  registerAuthentication(app)
   registerMatviewRefresh(app)
 
   await app.register(operationsRoutes)

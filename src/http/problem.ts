@@ -255,15 +255,19 @@ export function registerProblemHandlers(app: FastifyInstance): void {
     return sendProblem(reply, request, status, error.message)
   })
 
-  // A request that is not a CORS preflight asks which methods a path has, as Spring answers it (200 + Allow).
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.method !== 'OPTIONS' || isCorsPreflight(request)) return
+  // OPTIONS asks which methods a path has, answered as Spring does (200 with `Allow`). A CORS preflight is left
+  // to CORS when it is configured; without it, the preflight gets the same answer, with no CORS headers.
+  const answerOptions = (request: FastifyRequest, reply: FastifyReply) => {
     const allowed = routes.methodsFor(request.url)
     if (allowed.length === 0) return sendProblem(reply, request, 404, `No resource at ${instancePath(request)}`)
     return reply.code(200).header('allow', allowed.join(', ')).send()
+  }
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.method === 'OPTIONS' && !isCorsPreflight(request)) return answerOptions(request, reply)
   })
 
   app.setNotFoundHandler((request, reply) => {
+    if (request.method === 'OPTIONS') return answerOptions(request, reply)
     const allowed = routes.methodsFor(request.url)
     if (allowed.length === 0) {
       return sendProblem(reply, request, 404, `No resource at ${request.method} ${instancePath(request)}`)

@@ -90,7 +90,7 @@ function refuseNulCharacters(request: FastifyRequest): void {
       if (value.includes('\u0000'))
         errors.push({ field: field || '(body)', message: 'must not contain a NUL character' })
     } else if (Array.isArray(value)) {
-      value.forEach((item, index) => visit(item, field ? `${field}.${index}` : String(index), depth + 1))
+      for (const [index, item] of value.entries()) visit(item, field ? `${field}.${index}` : String(index), depth + 1)
     } else if (value !== null && typeof value === 'object') {
       for (const [key, item] of Object.entries(value)) {
         const name = key.replaceAll('\u0000', '\\0')
