@@ -7,6 +7,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { clearGlassPrices, pricesPath, seedEntries, storedEntries } from '../../test/fixtures/glass-prices.js'
 import { buildTestApp, eachDatabase, testConfig } from '../../test/harness.js'
 import { buildApp } from '../app.js'
+import { routesOf } from './problem.js'
 
 /* Every error is RFC 9457 problem details, whatever raised it: routes, the router, the body parser, the database. */
 
@@ -75,6 +76,19 @@ eachDatabase('errors as problem details', (ctx) => {
       const head = await app.inject({ method: 'HEAD', url: `${pricesPath}/list` })
       assert.equal(head.statusCode, 200)
       assert.equal(head.body, '')
+    })
+
+    test('every API route documents the problems answered before it: 401, 429, 403 on writes, 413/415 with a body', () => {
+      const api = routesOf(app).filter((route) => route.url.startsWith('/api/'))
+      assert.ok(api.length >= 15)
+      for (const route of api) {
+        const documented = Object.keys((route.options.schema?.response ?? {}) as object)
+        const name = `${route.method} ${route.url}`
+        for (const status of ['401', '429']) assert.ok(documented.includes(status), `${name} ${status}`)
+        assert.equal(documented.includes('403'), route.options.config?.writesCatalog === true, `${name} 403`)
+        const readsBody = route.options.schema?.body !== undefined
+        for (const status of ['413', '415']) assert.equal(documented.includes(status), readsBody, `${name} ${status}`)
+      }
     })
 
     test('a URL that does not percent-decode is a 400', async () => {

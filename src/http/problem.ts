@@ -189,9 +189,10 @@ const bodyErrorDetails: Readonly<Record<string, string>> = {
 export function registerProblemHandlers(app: FastifyInstance): void {
   const routes = new RouteTable()
   routeTables.set(app, routes)
-  app.addHook('onRoute', (route) =>
-    routes.add(route.method, route.url, { schema: route.schema as never, config: route.config as never }),
-  )
+  app.addHook('onRoute', (route) => {
+    if (route.schema) route.schema = withEdgeProblems(route.url, route.schema as Record<string, unknown>, route.config)
+    routes.add(route.method, route.url, { schema: route.schema as never, config: route.config as never })
+  })
 
   app.setErrorHandler((error: FastifyError & { code?: string }, request, reply) => {
     if (error instanceof ProblemError) {
@@ -280,6 +281,31 @@ export function registerProblemHandlers(app: FastifyInstance): void {
       { headers: { allow: allowed.join(', ') } },
     )
   })
+}
+
+/**
+ * Adds to a route's documented responses the problems answered before its handler runs, so the OpenAPI document
+ * shows them without every route listing them: on the API 401 (with authentication on) and 429 (with a rate
+ * limit), 403 on its writes (the role), and 413 and 415 wherever a body is read.
+ */
+function withEdgeProblems(
+  url: string,
+  schema: Record<string, unknown>,
+  config: { writesCatalog?: boolean } | undefined,
+): Record<string, unknown> {
+  const statuses: number[] = []
+  if (url.startsWith('/api/')) statuses.push(401, 429)
+  if (url.startsWith('/api/') && config?.writesCatalog) statuses.push(403)
+  if (schema.body) statuses.push(413, 415)
+  const response = { ...(schema.response as Record<string, unknown> | undefined) }
+  let added = false
+  for (const status of statuses) {
+    if (response[status] === undefined) {
+      response[status] = { $ref: 'Problem' }
+      added = true
+    }
+  }
+  return added ? { ...schema, response } : schema
 }
 
 function mediaTypeDetail(request: FastifyRequest): string {
