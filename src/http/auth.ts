@@ -2,7 +2,6 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { createRemoteJWKSet, errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose'
 import type { Config } from '../config.js'
 import { forbidden, ProblemError, unauthorized } from './problem.js'
-import './principal.js'
 
 /*
  * Bearer-token authentication (`AUTH_MODE=jwt`). Every `/api` request needs a valid token: signed with the shared
