@@ -30,7 +30,7 @@ function newAjv(options: Options): Ajv {
  * parsers and the check that refuses NUL characters. Bodies are JSON only: `application/json` and the
  * `application/*+json` types, as Spring's Jackson converter reads them; any other type is a 415 (a route that
  * reads another type adds its own parser). An empty JSON body is no body, so a POST without one (a revert) works
- * whatever content type the client sets; a route with a body schema then answers that the body is required.
+ * with or without `Content-Type: application/json`; a route with a body schema then answers that it is required.
  */
 export function registerValidation(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error')
