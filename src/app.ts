@@ -7,12 +7,14 @@ import { searchRoutes } from './catalog/search-routes.js'
 import type { Config } from './config.js'
 import type { Database } from './db/database.js'
 import { glassPriceRoutes } from './glass-prices/glass-price-routes.js'
+import { registerAuthentication } from './http/auth.js'
 import { registerMetrics } from './http/metrics.js'
 import { registerOpenApi } from './http/openapi.js'
 import { operationsRoutes } from './http/operations-routes.js'
-import { registerProblemHandlers } from './http/problem.js'
+import { problemServerOptions, registerProblemHandlers } from './http/problem.js'
 import { registerRequestIdHeader, requestIdOf } from './http/request-id.js'
 import { ProblemSchema } from './http/schemas.js'
+import { registerSecurity, securityServerOptions } from './http/security.js'
 import { registerValidation } from './http/validation.js'
 
 declare module 'fastify' {
@@ -57,6 +59,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     requestIdHeader: false,
     genReqId: requestIdOf,
     ajv: { customOptions: { coerceTypes: 'array' } },
+    ...problemServerOptions,
+    ...securityServerOptions(config),
   })
   app.decorate('config', config)
   app.decorate('db', db)
@@ -67,6 +71,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerValidation(app)
   registerProblemHandlers(app)
   app.addSchema(ProblemSchema)
+  await registerSecurity(app)
+  registerAuthentication(app)
   await registerOpenApi(app)
   registerMatviewRefresh(app, { onRefreshed: metrics.observeMatviewRefresh })
 

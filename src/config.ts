@@ -29,6 +29,7 @@ const EnvSchema = Type.Object({
   RATE_LIMIT_MAX: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
   RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1, maximum: 86_400_000, default: 60_000 }),
   REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 0, maximum: 3_600_000, default: 30_000 }),
+  TRUST_PROXY: Type.String({ default: '' }),
   MATVIEW_REFRESH: Type.Union([Type.Literal('auto'), Type.Literal('off')], { default: 'auto' }),
   MATVIEW_REFRESH_DELAY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 200 }),
   LOG_LEVEL: Type.Union(
@@ -64,6 +65,11 @@ export interface Config {
   readonly corsOrigins: readonly string[]
   readonly rateLimit: { readonly max: number; readonly windowMs: number }
   readonly requestTimeoutMs: number
+  /**
+   * Which proxies' `X-Forwarded-For` names the client (its address keys the rate limit): `false` (the peer is the
+   * client), `true` (any), or the proxies' addresses and CIDR ranges.
+   */
+  readonly trustProxy: boolean | readonly string[]
   /** `auto`: refresh stale matviews in the background; `off`: leave it to `refresh` runs (CLI, imports). */
   readonly matviewRefresh: 'auto' | 'off'
   readonly matviewRefreshDelayMs: number
@@ -104,6 +110,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (parsed.AUTH_MODE === 'jwt' && !parsed.AUTH_JWT_SECRET && !parsed.AUTH_JWKS_URL) {
     throw new ConfigError('AUTH_JWT_SECRET: AUTH_MODE=jwt needs AUTH_JWT_SECRET (HS256) or AUTH_JWKS_URL (OIDC)')
   }
+  if (parsed.AUTH_MODE === 'jwt' && parsed.AUTH_JWT_SECRET && parsed.AUTH_JWKS_URL) {
+    throw new ConfigError('AUTH_JWKS_URL: set either AUTH_JWT_SECRET (HS256) or AUTH_JWKS_URL (OIDC), not both')
+  }
+  if (parsed.AUTH_JWKS_URL && !URL.canParse(parsed.AUTH_JWKS_URL)) {
+    throw new ConfigError(`AUTH_JWKS_URL: not a URL (got '${parsed.AUTH_JWKS_URL}')`)
+  }
+  const trustProxy = parseTrustProxy(parsed.TRUST_PROXY)
 
   return Object.freeze({
     port: parsed.PORT,
@@ -133,6 +146,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ),
     rateLimit: Object.freeze({ max: parsed.RATE_LIMIT_MAX, windowMs: parsed.RATE_LIMIT_WINDOW_MS }),
     requestTimeoutMs: parsed.REQUEST_TIMEOUT_MS,
+    trustProxy,
     matviewRefresh: parsed.MATVIEW_REFRESH,
     matviewRefreshDelayMs: parsed.MATVIEW_REFRESH_DELAY_MS,
     logLevel: parsed.LOG_LEVEL,
@@ -149,6 +163,31 @@ function describeEnvError(error: unknown, data: Record<string, string>): string 
   const got = data[variable] === undefined ? '' : ` (got '${data[variable]}')`
   if (allowed) return `${variable}: must be one of ${allowed}${got}`
   return `${variable}: ${first.message ?? 'is invalid'}${got}`
+}
+
+/** `TRUST_PROXY`: empty or `false`, `true`, or comma-separated addresses and CIDR ranges of the proxies. */
+function parseTrustProxy(value: string): boolean | readonly string[] {
+  if (value === '' || value === 'false') return false
+  if (value === 'true') return true
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+  for (const entry of entries) {
+    const [address = '', bits, extra] = entry.split('/')
+    const version = isIP(address)
+    const maxBits = version === 6 ? 128 : 32
+    if (
+      version === 0 ||
+      extra !== undefined ||
+      (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits))
+    ) {
+      throw new ConfigError(
+        `TRUST_PROXY: '${entry}' is not an address or CIDR range (use true, or addresses and ranges like 10.0.0.0/8)`,
+      )
+    }
+  }
+  return Object.freeze(entries)
 }
 
 function isValidTimezone(zone: string): boolean {

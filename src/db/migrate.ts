@@ -9,17 +9,29 @@ import { migrations } from './migrations/index.js'
  */
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   const { rows } = await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(db)
+  const schema = rows[0]?.schema ?? 'public'
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
     migrationTableName: 'schema_migration',
     migrationLockTableName: 'schema_migration_lock',
-    migrationTableSchema: rows[0]?.schema ?? 'public',
+    migrationTableSchema: schema,
   })
-  const { error, results } = await migrator.migrateToLatest()
-  if (error) {
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest()
+    if (!error) return (results ?? []).map((result) => result.migrationName)
+    // Kysely's check for its bookkeeping tables reads the catalog of every schema; a schema another session drops
+    // meanwhile fails that read ("schema … does not exist") before anything is migrated. Reading again succeeds.
+    if (attempt < 8 && isOtherSchemaVanished(error, schema)) {
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt))
+      continue
+    }
     const failed = results?.find((result) => result.status === 'Error')
     throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${(error as Error).message ?? error}`)
   }
-  return (results ?? []).map((result) => result.migrationName)
+}
+
+function isOtherSchemaVanished(error: unknown, ownSchema: string): boolean {
+  const { code, message } = error as { code?: unknown; message?: unknown }
+  return code === '3F000' && typeof message === 'string' && !message.includes(`"${ownSchema}"`)
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import Type from 'typebox'
 import { PageSchema, pagingQueryProperties, parsePageRequest } from '../http/page.js'
 import { principalName } from '../http/principal.js'
@@ -251,7 +251,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
         response: { 200: EmptyBody, ...problemResponses(400, 404, 412, 503) },
       },
     },
-    async (request, reply: FastifyReply) => {
+    async (request, reply) => {
       const id = parseId((request.params as { id: string }).id)
       await deleteGlassPrice(app.db.primary, id, principalName(request), ifMatch(request))
       return reply.code(200).send()

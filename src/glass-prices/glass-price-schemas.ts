@@ -1,6 +1,12 @@
 import Type, { type Static, type TSchema } from 'typebox'
 import { pagingQueryProperties } from '../http/page.js'
-import { DecimalInput, NullableDecimalInput, NullableInteger, NullableString } from '../http/schemas.js'
+import {
+  DecimalInput,
+  MAX_DECIMAL_TEXT,
+  NullableDecimalInput,
+  NullableInteger,
+  NullableString,
+} from '../http/schemas.js'
 import { StringEnum } from '../http/validation.js'
 
 /*
@@ -64,7 +70,12 @@ export type GlassPriceListItem = Static<typeof GlassPriceListItemSchema>
 
 /** A decimal query value: blank means "no filter"; anything else must be a number. */
 const QueryDecimal = (description: string) =>
-  Type.String({ pattern: '^\\s*([-+]?(\\d+(\\.\\d*)?|\\.\\d+))?\\s*$', description, examples: ['1500'] })
+  Type.String({
+    pattern: '^\\s*([-+]?(\\d+(\\.\\d*)?|\\.\\d+))?\\s*$',
+    maxLength: MAX_DECIMAL_TEXT,
+    description,
+    examples: ['1500'],
+  })
 
 /** The listing's filters, shared by the listing, the bulk change and the export. */
 export const glassPriceFilterQueryProperties = {

@@ -1,10 +1,14 @@
 import { STATUS_CODES } from 'node:http'
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Socket } from 'node:net'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'
+import FindMyWay, { type HTTPMethod } from 'find-my-way'
 
 /*
  * Every error leaves the service as RFC 9457 problem details (`application/problem+json`), from one handler.
  * Code throws a ProblemError (or one of the constructors below); anything else is classified here, and what is
- * not understood becomes a 500 that says nothing of the internals.
+ * not understood becomes a 500 that says nothing of the internals. The same shape covers what never reaches a
+ * route: unknown paths (404), known paths with another method (405 with `Allow`), URLs that do not decode and
+ * requests the HTTP parser refuses.
  */
 
 export interface FieldError {
@@ -34,12 +38,21 @@ export const badRequest = (detail: string, errors?: readonly FieldError[]) =>
 export const invalidField = (field: string, message: string) =>
   new ProblemError(400, `${field}: ${message}`, { errors: [{ field, message }] })
 
+/** A 401 with its `WWW-Authenticate` challenge (RFC 6750 for Bearer tokens). */
+export const unauthorized = (detail: string, challenge: string) =>
+  new ProblemError(401, detail, { headers: { 'www-authenticate': challenge } })
+export const forbidden = (detail: string, headers?: Record<string, string>) =>
+  new ProblemError(403, detail, headers ? { headers } : {})
 export const notFound = (detail: string) => new ProblemError(404, detail)
 export const conflict = (detail: string, properties?: Record<string, unknown>) =>
   new ProblemError(409, detail, properties ? { properties } : {})
 export const preconditionFailed = (detail: string) => new ProblemError(412, detail)
+export const unsupportedMediaType = (detail: string) =>
+  new ProblemError(415, detail, { headers: { accept: 'application/json' } })
 export const unprocessable = (detail: string, properties?: Record<string, unknown>) =>
   new ProblemError(422, detail, properties ? { properties } : {})
+/** A 429; the rate limiter has already set `Retry-After` and the `X-RateLimit-*` headers on the reply. */
+export const tooManyRequests = (detail: string) => new ProblemError(429, detail)
 export const serviceUnavailable = (detail: string) => new ProblemError(503, detail, { headers: { 'retry-after': '5' } })
 
 export interface ProblemBody {
@@ -93,7 +106,10 @@ export function sendProblem(
 
 /** The request path without its query string (the `instance` of a problem). */
 export function instancePath(request: FastifyRequest): string {
-  const url = request.raw.url ?? request.url
+  return pathOf(request.raw.url ?? request.url)
+}
+
+function pathOf(url: string): string {
   const queryStart = url.indexOf('?')
   return queryStart === -1 ? url : url.slice(0, queryStart)
 }
@@ -122,13 +138,16 @@ export function fieldErrors(validation: readonly AjvError[]): FieldError[] {
       const expected = String(error.params.type ?? '')
         .split(',')
         .filter((t) => t !== 'null')
-      message = `must be ${expected.length > 1 ? `a ${expected.join(' or ')}` : `a ${expected[0] ?? 'value'}`}`
+      const names = expected.length > 0 ? expected.join(' or ') : 'value'
+      message = `must be ${/^[aeiou]/.test(names) ? 'an' : 'a'} ${names}`
       if (expected.includes('string') && expected.includes('number')) message = 'must be a number'
     } else if (error.keyword === 'pattern' && error.params.pattern && String(error.params.pattern).includes('\\d')) {
       message = 'must be a number'
     } else if (error.keyword === 'enum' || error.keyword === 'const') {
       const allowed = (error.params.allowedValues as unknown[] | undefined) ?? [error.params.allowedValue]
       message = `must be one of ${allowed.map(String).join(', ')}`
+    } else if (error.keyword === 'maxLength') {
+      message = `must be at most ${String(error.params.limit)} characters`
     } else if (error.keyword === 'anyOf') {
       continue
     } else {
@@ -162,13 +181,31 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   )
 }
 
-/** Registers the one error handler and the 404 handler. */
+/** Detail of the 400 for Fastify's own body errors; anything else a parser throws is malformed JSON. */
+const bodyErrorDetails: Readonly<Record<string, string>> = {
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Content-Length does not match the length of the request body',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'The request body is empty',
+}
+
+/** Registers the one error handler, the 404/405 handler and the route table behind `Allow`. */
 export function registerProblemHandlers(app: FastifyInstance): void {
+  const routes = new RouteTable()
+  routeTables.set(app, routes)
+  app.addHook('onRoute', (route) => {
+    if (route.schema) route.schema = withEdgeProblems(route.url, route.schema as Record<string, unknown>, route.config)
+    routes.add(route.method, route.url, { schema: route.schema as never, config: route.config as never })
+  })
+
   app.setErrorHandler((error: FastifyError & { code?: string }, request, reply) => {
     if (error instanceof ProblemError) {
       return sendProblem(reply, request, error.status, error.detail, error.extra as never)
     }
     if (error.validation) {
+      if (error.validationContext === 'body' && (request.body === undefined || request.body === null)) {
+        return sendProblem(reply, request, 400, 'A JSON request body is required', {
+          errors: [{ field: '(body)', message: 'is required' }],
+        })
+      }
       const errors = fieldErrors(error.validation as unknown as AjvError[])
       const where = error.validationContext === 'body' ? 'request body' : (error.validationContext ?? 'request')
       const detail =
@@ -179,20 +216,28 @@ export function registerProblemHandlers(app: FastifyInstance): void {
     }
     const code = String(error.code ?? '')
     if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return sendProblem(reply, request, 415, `Content-Type must be application/json`, {
-        headers: { accept: 'application/json' },
-      })
+      const { detail, extra } = unsupportedMediaType(mediaTypeDetail(request))
+      return sendProblem(reply, request, 415, detail, extra as never)
     }
     if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return sendProblem(reply, request, 413, 'The request body is larger than allowed')
+      const limit = request.routeOptions.bodyLimit ?? app.config.bodyLimit
+      return sendProblem(reply, request, 413, `The request body is larger than ${limit} bytes`)
     }
     if (code.startsWith('FST_ERR_CTP_') || error instanceof SyntaxError) {
-      return sendProblem(reply, request, 400, 'The request body is not valid JSON')
+      return sendProblem(reply, request, 400, bodyErrorDetails[code] ?? 'The request body is not valid JSON')
+    }
+    if (code === 'FST_ERR_HANDLER_TIMEOUT') {
+      request.log.warn({ timeoutMs: app.config.requestTimeoutMs }, 'request timed out')
+      return sendProblem(reply, request, 503, 'The request took too long and was abandoned; try again shortly', {
+        headers: { 'retry-after': '5' },
+        properties: { requestId: request.id },
+      })
     }
     if (isDatabaseUnavailable(error)) {
       request.log.error({ err: { code, message: error.message } }, 'database unavailable')
       return sendProblem(reply, request, 503, 'The database is unavailable; try again shortly', {
         headers: { 'retry-after': '5' },
+        properties: { requestId: request.id },
       })
     }
     if (/^\d{5}$/.test(code) && isInputDatabaseError(code)) {
@@ -204,13 +249,167 @@ export function registerProblemHandlers(app: FastifyInstance): void {
     }
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
     if (status === 500) {
+      // The log line (which carries the request id) has the error; the body only the id to quote.
       request.log.error({ err: error }, 'unhandled error')
-      return sendProblem(reply, request, 500, 'An unexpected error occurred; it has been logged')
+      return sendProblem(reply, request, 500, 'An unexpected error occurred; it has been logged', {
+        properties: { requestId: request.id },
+      })
     }
     return sendProblem(reply, request, status, error.message)
   })
 
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, request, 404, `No resource at ${request.method} ${instancePath(request)}`),
-  )
+  // OPTIONS asks which methods a path has, answered as Spring does (200 with `Allow`). A CORS preflight is left
+  // to CORS when it is configured; without it, the preflight gets the same answer, with no CORS headers.
+  const answerOptions = (request: FastifyRequest, reply: FastifyReply) => {
+    const allowed = routes.methodsFor(request.url)
+    if (allowed.length === 0) return sendProblem(reply, request, 404, `No resource at ${instancePath(request)}`)
+    return reply.code(200).header('allow', allowed.join(', ')).send()
+  }
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.method === 'OPTIONS' && !isCorsPreflight(request)) return answerOptions(request, reply)
+  })
+
+  app.setNotFoundHandler((request, reply) => {
+    if (request.method === 'OPTIONS') return answerOptions(request, reply)
+    const allowed = routes.methodsFor(request.url)
+    if (allowed.length === 0) {
+      return sendProblem(reply, request, 404, `No resource at ${request.method} ${instancePath(request)}`)
+    }
+    return sendProblem(
+      reply,
+      request,
+      405,
+      `${request.method} is not supported at ${instancePath(request)}; allowed: ${allowed.join(', ')}`,
+      { headers: { allow: allowed.join(', ') } },
+    )
+  })
 }
+
+/**
+ * Adds to a route's documented responses the problems answered before its handler runs, so the OpenAPI document
+ * shows them without every route listing them: on the API 401 (with authentication on) and 429 (with a rate
+ * limit), 403 on its writes (the role), and 413 and 415 wherever a body is read.
+ */
+function withEdgeProblems(
+  url: string,
+  schema: Record<string, unknown>,
+  config: { writesCatalog?: boolean } | undefined,
+): Record<string, unknown> {
+  const statuses: number[] = []
+  if (url.startsWith('/api/')) statuses.push(401, 429)
+  if (url.startsWith('/api/') && config?.writesCatalog) statuses.push(403)
+  if (schema.body) statuses.push(413, 415)
+  const response = { ...(schema.response as Record<string, unknown> | undefined) }
+  let added = false
+  for (const status of statuses) {
+    if (response[status] === undefined) {
+      response[status] = { $ref: 'Problem' }
+      added = true
+    }
+  }
+  return added ? { ...schema, response } : schema
+}
+
+function mediaTypeDetail(request: FastifyRequest): string {
+  const given = request.headers['content-type']
+  return given
+    ? `Content-Type ${given.split(';')[0]?.trim()} is not supported; send application/json`
+    : 'A request body needs Content-Type: application/json'
+}
+
+function isCorsPreflight(request: FastifyRequest): boolean {
+  return request.headers.origin !== undefined && request.headers['access-control-request-method'] !== undefined
+}
+
+/** A route as registered: its method, URL pattern and options (schema, config). */
+export interface KnownRoute {
+  readonly method: string
+  readonly url: string
+  readonly options: {
+    readonly schema?: Record<string, unknown> | undefined
+    readonly config?: Record<string, unknown> | undefined
+  }
+}
+
+/** The order methods are listed in `Allow`. */
+const methodOrder = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
+
+/**
+ * Every route of the application (registered after the problem handlers), and a router of their patterns that
+ * tells which methods a concrete path has. Catch-all `*` routes (the CORS preflight) match every path, so they
+ * are listed but do not make a path known.
+ */
+class RouteTable {
+  readonly routes: KnownRoute[] = []
+  private readonly router = FindMyWay({ ignoreTrailingSlash: false })
+  private readonly methods = new Set<string>()
+  private readonly seen = new Set<string>()
+
+  add(method: string | string[], url: string, options: KnownRoute['options']): void {
+    for (const one of Array.isArray(method) ? method : [method]) {
+      const key = `${one} ${url}`
+      if (this.seen.has(key)) continue
+      this.seen.add(key)
+      this.routes.push({ method: one, url, options })
+      if (url === '*') continue
+      this.router.on(one as HTTPMethod, url, () => {})
+      this.methods.add(one)
+    }
+  }
+
+  /** The methods the path answers (HEAD wherever GET is, and OPTIONS); empty for an unknown path. */
+  methodsFor(url: string): string[] {
+    const path = pathOf(url)
+    const found = new Set<string>()
+    for (const method of this.methods) {
+      if (this.router.find(method as HTTPMethod, path)) found.add(method)
+    }
+    if (found.size === 0) return []
+    if (found.has('GET')) found.add('HEAD')
+    found.add('OPTIONS')
+    return [...found].sort((a, b) => rank(a) - rank(b))
+  }
+}
+
+function rank(method: string): number {
+  const index = methodOrder.indexOf(method)
+  return index === -1 ? methodOrder.length : index
+}
+
+const routeTables = new WeakMap<FastifyInstance, RouteTable>()
+
+/** Every route of an app built with {@link registerProblemHandlers}: method, URL pattern, schema and config. */
+export function routesOf(app: FastifyInstance): readonly KnownRoute[] {
+  return routeTables.get(app)?.routes ?? []
+}
+
+/**
+ * Server options that keep errors raised before routing in the same shape: a URL that does not decode (400) and
+ * requests the HTTP parser refuses (400, 408 on a request timeout, 431 for oversized headers).
+ */
+export const problemServerOptions = {
+  frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+    const detail = error.code === 'FST_ERR_BAD_URL' ? 'The URL is not validly percent-encoded' : error.message
+    sendProblem(reply, request, 400, detail)
+  },
+  clientErrorHandler(error: Error & { code?: string; rawPacket?: unknown }, socket: Socket) {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return
+    const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400
+    const detail =
+      status === 408
+        ? 'The request did not arrive in time'
+        : status === 431
+          ? 'The request headers are too large'
+          : 'The request is not valid HTTP'
+    const target =
+      /^[A-Z]+ (\S+) HTTP\//.exec(Buffer.isBuffer(error.rawPacket) ? error.rawPacket.toString('latin1') : '')?.[1] ?? ''
+    const body = JSON.stringify(problemBody(status, detail, pathOf(target)))
+    if (socket.writable) {
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      )
+    }
+    socket.destroy()
+  },
+} satisfies Pick<FastifyServerOptions, 'frameworkErrors' | 'clientErrorHandler'>

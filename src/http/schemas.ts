@@ -18,11 +18,27 @@ export const NullableInteger = (options: Record<string, unknown> = {}) =>
 /** A decimal written as a JSON number or as a numeric string (`"1500.00"`, as Jackson accepts for BigDecimal). */
 export const decimalPattern = '^\\s*[-+]?(\\d+(\\.\\d*)?|\\.\\d+)\\s*$'
 
+/**
+ * The longest decimal text accepted: far beyond any price or measure, and far below what PostgreSQL `numeric`
+ * overflows at (a 140,000-digit "number" is refused here rather than by the database).
+ */
+export const MAX_DECIMAL_TEXT = 64
+
 export const DecimalInput = (options: Record<string, unknown> = {}) =>
-  Type.Unsafe<number | string>({ type: ['number', 'string'], pattern: decimalPattern, ...options })
+  Type.Unsafe<number | string>({
+    type: ['number', 'string'],
+    pattern: decimalPattern,
+    maxLength: MAX_DECIMAL_TEXT,
+    ...options,
+  })
 
 export const NullableDecimalInput = (options: Record<string, unknown> = {}) =>
-  Type.Unsafe<number | string | null>({ type: ['number', 'string', 'null'], pattern: decimalPattern, ...options })
+  Type.Unsafe<number | string | null>({
+    type: ['number', 'string', 'null'],
+    pattern: decimalPattern,
+    maxLength: MAX_DECIMAL_TEXT,
+    ...options,
+  })
 
 /** RFC 9457 problem details, as every error response carries them. */
 export const ProblemSchema = Type.Object(

@@ -1,7 +1,8 @@
 import { Ajv, type Options } from 'ajv'
 import addFormats from 'ajv-formats'
-import type { FastifyInstance, FastifySchema } from 'fastify'
+import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify'
 import Type, { type TSchema } from 'typebox'
+import { badRequest, type FieldError, ProblemError } from './problem.js'
 
 /*
  * Two validators, as Spring binds them: a JSON body keeps its types (a string is not a boolean, and null stays
@@ -24,8 +25,36 @@ function newAjv(options: Options): Ajv {
   return ajv
 }
 
-/** Installs the validator compilers; shared schemas added with `app.addSchema` are visible to both. */
+/**
+ * Installs the validator compilers (shared schemas added with `app.addSchema` are visible to both), the JSON body
+ * parsers and the check that refuses NUL characters. Bodies are JSON only: `application/json` and the
+ * `application/*+json` types, as Spring's Jackson converter reads them; any other type is a 415 (a route that
+ * reads another type adds its own parser). An empty JSON body is no body, so a POST without one (a revert) works
+ * with or without `Content-Type: application/json`; a route with a body schema then answers that it is required.
+ */
 export function registerValidation(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser(['application/json', 'text/plain'])
+  const parseJsonOrNothing = (
+    request: FastifyRequest,
+    body: string | Buffer,
+    done: (error: Error | null, body?: unknown) => void,
+  ) => {
+    const text = String(body)
+    if (text.trim() === '') return done(null, undefined)
+    parseJson(request, text, (error, parsed) => {
+      if (!error) return done(null, parsed)
+      done(
+        isPlainJson(text)
+          ? badRequest('The request body uses a forbidden property name (__proto__ or constructor.prototype)')
+          : error,
+      )
+    })
+  }
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonOrNothing)
+  app.addContentTypeParser(/^application\/[a-z0-9!#$&^_.-]+\+json$/i, { parseAs: 'string' }, parseJsonOrNothing)
+  app.addHook('preValidation', async (request) => refuseNulCharacters(request))
+
   const bodyAjv = newAjv({ coerceTypes: false })
   const textAjv = newAjv({ coerceTypes: 'array' })
   const added = new Set<string>()
@@ -48,3 +77,45 @@ export const StringEnum = <const T extends readonly string[]>(values: T, options
 
 export type RouteSchema = FastifySchema & { tags?: string[]; operationId?: string; summary?: string }
 export type { TSchema }
+
+/*
+ * PostgreSQL text cannot hold U+0000, so a NUL anywhere in a request's values would fail in the database. It is
+ * refused before validation, naming the field, on every route: query, path and JSON body alike.
+ */
+function refuseNulCharacters(request: FastifyRequest): void {
+  const errors: FieldError[] = []
+  const visit = (value: unknown, field: string, depth: number): void => {
+    if (errors.length >= 10 || depth > 64) return
+    if (typeof value === 'string') {
+      if (value.includes('\u0000'))
+        errors.push({ field: field || '(body)', message: 'must not contain a NUL character' })
+    } else if (Array.isArray(value)) {
+      for (const [index, item] of value.entries()) visit(item, field ? `${field}.${index}` : String(index), depth + 1)
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        const name = key.replaceAll('\u0000', '\\0')
+        if (key !== name)
+          errors.push({ field: field ? `${field}.${name}` : name, message: 'must not contain a NUL character' })
+        visit(item, field ? `${field}.${name}` : name, depth + 1)
+      }
+    }
+  }
+  visit(request.query, '', 0)
+  visit(request.params, '', 0)
+  if (request.body !== null && typeof request.body === 'object') visit(request.body, '', 0)
+  if (errors.length > 0) {
+    throw new ProblemError(400, `Invalid request: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, {
+      errors,
+    })
+  }
+}
+
+/** Whether the text is JSON at all (the secure parser refused it for a forbidden property name, then). */
+function isPlainJson(text: string): boolean {
+  try {
+    JSON.parse(text)
+    return true
+  } catch {
+    return false
+  }
+}

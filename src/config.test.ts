@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { describe, test } from 'node:test'
+import { promisify } from 'node:util'
+import { ConfigError, loadConfig } from './config.js'
+
+/* The configuration as read at start: security-relevant combinations are refused with one line naming the variable. */
+
+const SECRET = 'a-shared-secret-of-at-least-32-characters'
+
+function refusal(env: Record<string, string>): string {
+  try {
+    loadConfig(env)
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, String(error))
+    assert.doesNotMatch(error.message, /\n/)
+    return error.message
+  }
+  assert.fail(`accepted ${JSON.stringify(env)}`)
+}
+
+describe('configuration of authentication and limits', () => {
+  test('AUTH_MODE=none is refused on a HOST other machines can reach', () => {
+    for (const host of ['0.0.0.0', '::', '10.1.2.3', 'optics.internal']) {
+      assert.match(refusal({ HOST: host }), /^AUTH_MODE: 'none' is allowed only on a loopback HOST/)
+    }
+  })
+
+  test('AUTH_MODE=none is accepted on loopback addresses', () => {
+    for (const host of ['127.0.0.1', '127.0.0.53', '::1', 'localhost']) {
+      assert.equal(loadConfig({ HOST: host }).auth.mode, 'none')
+    }
+  })
+
+  test('AUTH_MODE=jwt may listen anywhere, with exactly one source of keys', () => {
+    const config = loadConfig({ HOST: '0.0.0.0', AUTH_MODE: 'jwt', AUTH_JWT_SECRET: SECRET, AUTH_ISSUER: 'https://id' })
+    assert.equal(config.auth.mode, 'jwt')
+    assert.equal(config.auth.issuer, 'https://id')
+    assert.match(refusal({ AUTH_MODE: 'jwt' }), /^AUTH_JWT_SECRET: AUTH_MODE=jwt needs/)
+    assert.match(
+      refusal({ AUTH_MODE: 'jwt', AUTH_JWT_SECRET: SECRET, AUTH_JWKS_URL: 'https://id/certs' }),
+      /^AUTH_JWKS_URL: set either/,
+    )
+    assert.match(refusal({ AUTH_MODE: 'jwt', AUTH_JWT_SECRET: 'short' }), /^AUTH_JWT_SECRET: /)
+    assert.match(refusal({ AUTH_MODE: 'jwt', AUTH_JWKS_URL: 'ftp://id/certs' }), /^AUTH_JWKS_URL: /)
+    assert.match(refusal({ AUTH_MODE: 'oauth' }), /^AUTH_MODE: must be one of none, jwt/)
+  })
+
+  test('limits read as numbers; CORS_ORIGINS as a list', () => {
+    const config = loadConfig({
+      BODY_LIMIT: '2048',
+      RATE_LIMIT_MAX: '100',
+      RATE_LIMIT_WINDOW_MS: '1000',
+      REQUEST_TIMEOUT_MS: '5000',
+      CORS_ORIGINS: 'https://shop.example, https://admin.shop.example',
+    })
+    assert.equal(config.bodyLimit, 2048)
+    assert.deepEqual(config.rateLimit, { max: 100, windowMs: 1000 })
+    assert.equal(config.requestTimeoutMs, 5000)
+    assert.deepEqual(config.corsOrigins, ['https://shop.example', 'https://admin.shop.example'])
+    assert.deepEqual(loadConfig({}).rateLimit, { max: 0, windowMs: 60_000 })
+    assert.match(refusal({ RATE_LIMIT_MAX: '-1' }), /^RATE_LIMIT_MAX: /)
+    assert.match(refusal({ BODY_LIMIT: 'lots' }), /^BODY_LIMIT: /)
+  })
+
+  test('TRUST_PROXY is off, on, or a list of proxy addresses and ranges', () => {
+    assert.equal(loadConfig({}).trustProxy, false)
+    assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true)
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.7,::1' }).trustProxy, [
+      '10.0.0.0/8',
+      '192.168.1.7',
+      '::1',
+    ])
+    assert.match(refusal({ TRUST_PROXY: '2' }), /^TRUST_PROXY: '2' is not an address/)
+    assert.match(refusal({ TRUST_PROXY: '10.0.0.0/33' }), /^TRUST_PROXY: /)
+    assert.match(refusal({ TRUST_PROXY: 'proxy.internal' }), /^TRUST_PROXY: /)
+  })
+})
+
+describe('the server process', () => {
+  test('refuses to start without authentication on a public HOST, in one line, before opening anything', async () => {
+    const server = new URL('./server.ts', import.meta.url).pathname
+    const run = promisify(execFile)(process.execPath, ['--import', 'tsx', server], {
+      env: { PATH: process.env.PATH ?? '', HOST: '0.0.0.0', PORT: '0' },
+    })
+    const failed = (await run.then(
+      () => assert.fail('the server started'),
+      (error: unknown) => error,
+    )) as { code: number; stderr: string; stdout: string }
+    assert.equal(failed.code, 2)
+    assert.equal(failed.stdout, '')
+    assert.match(
+      failed.stderr,
+      /^optics-catalog: configuration error: AUTH_MODE: 'none' is allowed only on a loopback HOST/,
+    )
+    assert.equal(failed.stderr.trim().split('\n').length, 1)
+  })
+})

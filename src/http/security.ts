@@ -1,0 +1,100 @@
+import cors from '@fastify/cors'
+import helmet from '@fastify/helmet'
+import rateLimit from '@fastify/rate-limit'
+import type { FastifyInstance, FastifyServerOptions } from 'fastify'
+import type { Config } from '../config.js'
+import { tooManyRequests } from './problem.js'
+
+/*
+ * What protects the service at the edge, in the order it runs on every request: CORS (so even a refusal carries
+ * the headers a browser needs to read it), security headers, then the per-client rate limit. Authentication
+ * follows (auth.ts). Timeouts and the trusted proxies are server options.
+ */
+
+/** The interactive API documentation; it is a web page, so it gets a policy that lets it load its own assets. */
+export const DOCS_PREFIX = '/swagger-ui'
+
+/** An API answers JSON only: nothing in it may load, run or frame anything. */
+const apiContentSecurityPolicy = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+
+/**
+ * Swagger UI loads its scripts, styles and images from its own prefix, sets inline styles and fetches the OpenAPI
+ * document from this origin; no inline script runs.
+ */
+const docsContentSecurityPolicy = [
+  "default-src 'self'",
+  "base-uri 'self'",
+  "connect-src 'self'",
+  "font-src 'self' data:",
+  "form-action 'self'",
+  "frame-ancestors 'self'",
+  "img-src 'self' data: validator.swagger.io",
+  "object-src 'none'",
+  "script-src 'self'",
+  "script-src-attr 'none'",
+  "style-src 'self' 'unsafe-inline'",
+].join('; ')
+
+/** Methods a browser may use across origins, and the headers the front end sends and reads. */
+const corsMethods = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE']
+const corsAllowedHeaders = ['Authorization', 'Content-Type', 'If-Match', 'X-Request-Id']
+const corsExposedHeaders = ['ETag', 'X-Changed-Count', 'X-Price-Change-Batch', 'X-Request-Id', 'Retry-After']
+
+/** Probes and metrics are polled by the platform; they are never rate limited. */
+const unlimitedPrefix = '/actuator/'
+
+/**
+ * Server options of the limits. `REQUEST_TIMEOUT_MS` bounds both receiving a request (a slow client gets a 408)
+ * and answering it (a 503 problem after that long); the socket timeout is a little longer, so the answer goes
+ * first and only a connection that is really stuck is cut. 0 turns them all off.
+ */
+export function securityServerOptions(
+  config: Config,
+): Pick<FastifyServerOptions, 'requestTimeout' | 'handlerTimeout' | 'connectionTimeout' | 'trustProxy'> {
+  const timeout = config.requestTimeoutMs
+  return {
+    requestTimeout: timeout,
+    handlerTimeout: timeout,
+    connectionTimeout: timeout === 0 ? 0 : timeout + 5_000,
+    trustProxy: typeof config.trustProxy === 'object' ? [...config.trustProxy] : config.trustProxy,
+  }
+}
+
+/** Registers CORS (when `CORS_ORIGINS` names origins), the security headers and the rate limit (when on). */
+export async function registerSecurity(app: FastifyInstance): Promise<void> {
+  const { config } = app
+  if (config.corsOrigins.length > 0) {
+    await app.register(cors, {
+      origin: config.corsOrigins.includes('*') ? '*' : [...config.corsOrigins],
+      methods: corsMethods,
+      allowedHeaders: corsAllowedHeaders,
+      exposedHeaders: corsExposedHeaders,
+      maxAge: 600,
+    })
+  }
+
+  // Helmet's defaults (nosniff, frame and referrer policy, HSTS, cross-origin isolation); the content security
+  // policy depends on the path, so it is set below.
+  await app.register(helmet, { global: true, contentSecurityPolicy: false })
+  app.addHook('onRequest', async (request, reply) => {
+    const docs = request.url === DOCS_PREFIX || request.url.startsWith(`${DOCS_PREFIX}/`)
+    reply.header('content-security-policy', docs ? docsContentSecurityPolicy : apiContentSecurityPolicy)
+  })
+
+  const { max, windowMs } = config.rateLimit
+  if (max > 0) {
+    // Registered with `global: false` and installed as an ordinary hook, so it runs before authentication and
+    // also counts requests to unknown paths.
+    await app.register(rateLimit, {
+      global: false,
+      max,
+      timeWindow: windowMs,
+      allowList: (request) => request.url.startsWith(unlimitedPrefix),
+      errorResponseBuilder: (_request, context) =>
+        tooManyRequests(
+          `Too many requests: at most ${context.max} per ${windowMs / 1000} s from one client; retry in ${context.after}`,
+        ),
+    })
+    app.addHook('onRequest', app.rateLimit())
+  }
+}
