@@ -214,3 +214,52 @@ eachDatabase('OpenAPI document and Swagger UI', (ctx) => {
     assert.equal(response.headers.location, '/swagger-ui/')
   })
 })
+
+eachDatabase('OpenAPI document with authentication on', (ctx) => {
+  let app: FastifyInstance
+  before(async () => {
+    app = await buildTestApp(ctx.db, {
+      AUTH_MODE: 'jwt',
+      AUTH_JWT_SECRET: 'a-shared-secret-of-at-least-32-characters',
+    })
+  })
+  after(() => app?.close())
+
+  test('documents the Bearer token, needed under /api and nowhere else, and stays valid OpenAPI 3.1', async () => {
+    const response = await app.inject({ url: '/v3/api-docs' })
+    assert.equal(response.statusCode, 200, 'the document itself needs no token')
+    const document = response.json() as OpenApiDocument & {
+      components: { securitySchemes?: Record<string, { type: string; scheme: string }> }
+    }
+    assert.deepEqual(
+      Object.values(document.components.securitySchemes ?? {}).map(({ type, scheme }) => ({ type, scheme })),
+      [{ type: 'http', scheme: 'bearer' }],
+    )
+    const [scheme] = Object.keys(document.components.securitySchemes ?? {})
+    for (const [method, path, operation] of operationsOf(document)) {
+      const { security } = operation as { security?: Record<string, string[]>[] }
+      assert.deepEqual(
+        security,
+        path.startsWith('/api/') ? [{ [scheme!]: [] }] : [],
+        `${method.toUpperCase()} ${path}`,
+      )
+    }
+    const result = await new Validator().validate(structuredClone(document) as never)
+    assert.deepEqual(result.errors ?? [], [])
+  })
+})
+
+eachDatabase('OpenAPI document with authentication off', (ctx) => {
+  test('declares no security scheme, since no operation needs a token', async () => {
+    const app = await buildTestApp(ctx.db)
+    try {
+      const document = (await app.inject({ url: '/v3/api-docs' })).json() as OpenApiDocument & {
+        components: { securitySchemes?: unknown }
+      }
+      assert.equal(document.components.securitySchemes, undefined)
+      assert.ok(operationsOf(document).every(([, , operation]) => !('security' in operation)))
+    } finally {
+      await app.close()
+    }
+  })
+})

@@ -3,6 +3,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import packageJson from '../../package.json' with { type: 'json' }
+import { WRITE_ROLE } from './auth.js'
 import { ProblemSchema } from './schemas.js'
 
 /*
@@ -54,6 +55,35 @@ function finishResponses(document: JsonObject): JsonObject {
   return document
 }
 
+const BEARER_SCHEME = 'bearerAuth'
+
+/**
+ * With authentication on (`AUTH_MODE=jwt`), documents the Bearer token: a security scheme, required by every
+ * operation under `/api` and by none of the others (probes, metrics, the documentation itself), so Swagger UI's
+ * "Authorize" button sends it where it is needed.
+ */
+function documentAuthentication(document: JsonObject): JsonObject {
+  const components = (isObject(document.components) ? document.components : {}) as JsonObject
+  components.securitySchemes = {
+    [BEARER_SCHEME]: {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+      description: `A token of the configured issuer; writes of prices also need the role ${WRITE_ROLE}.`,
+    },
+  }
+  document.components = components
+  for (const [path, pathItem] of Object.entries((document.paths as JsonObject | undefined) ?? {})) {
+    if (!isObject(pathItem)) continue
+    for (const operation of Object.values(pathItem)) {
+      if (isObject(operation) && isObject(operation.responses)) {
+        operation.security = path.startsWith('/api/') ? [{ [BEARER_SCHEME]: [] }] : []
+      }
+    }
+  }
+  return document
+}
+
 /**
  * Registers the document generator, `GET /v3/api-docs` and Swagger UI. Call it before registering the routes it
  * must describe, and after the shared schemas are added.
@@ -80,8 +110,10 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`),
     },
-    transformObject: (generated) =>
-      finishResponses((generated as { openapiObject: JsonObject }).openapiObject) as never,
+    transformObject: (generated) => {
+      const document = finishResponses((generated as { openapiObject: JsonObject }).openapiObject)
+      return (app.config.auth.mode === 'jwt' ? documentAuthentication(document) : document) as never
+    },
   })
 
   await app.register(swaggerUi, {
