@@ -238,11 +238,7 @@ eachDatabase('OpenAPI document with authentication on', (ctx) => {
     const [scheme] = Object.keys(document.components.securitySchemes ?? {})
     for (const [method, path, operation] of operationsOf(document)) {
       const { security } = operation as { security?: Record<string, string[]>[] }
-      assert.deepEqual(
-        security,
-        path.startsWith('/api/') ? [{ [scheme!]: [] }] : [],
-        `${method.toUpperCase()} ${path}`,
-      )
+      assert.deepEqual(security, path.startsWith('/api/') ? [{ [scheme!]: [] }] : [], `${method.toUpperCase()} ${path}`)
     }
     const result = await new Validator().validate(structuredClone(document) as never)
     assert.deepEqual(result.errors ?? [], [])
