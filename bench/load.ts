@@ -61,7 +61,7 @@ export async function runHttp(
 
 /** Runs `work(i)` from `concurrency` workers for `seconds`; latencies in milliseconds. */
 export async function runWorkers(
-  work: (index: number) => Promise<void>,
+  work: (index: number) => Promise<unknown>,
   options: { readonly connections: number; readonly seconds: number },
 ): Promise<LoadResult> {
   const latencies: number[] = []

@@ -1,12 +1,14 @@
 import { parse as parseQueryString } from 'node:querystring'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { catalogStatusRoutes } from './catalog/catalog-status-routes.js'
+import { facetRoutes } from './catalog/facet-routes.js'
 import { registerMatviewRefresh } from './catalog/matview-refresh.js'
-import { ResultCache } from './catalog/result-cache.js'
+import { PAGE_CACHE_ENTRIES, RESULT_CACHE_ENTRIES, ResultCache } from './catalog/result-cache.js'
 import { searchRoutes } from './catalog/search-routes.js'
 import type { Config } from './config.js'
 import type { Database } from './db/database.js'
 import { glassPriceRoutes } from './glass-prices/glass-price-routes.js'
+import { glassPriceTransferRoutes } from './glass-prices/glass-price-transfer-routes.js'
 import { registerAuthentication } from './http/auth.js'
 import { registerMetrics } from './http/metrics.js'
 import { registerOpenApi } from './http/openapi.js'
@@ -23,6 +25,8 @@ declare module 'fastify' {
     readonly db: Database
     /** Totals and other costly results, remembered per data version (exact; see result-cache.ts). */
     readonly resultCache: ResultCache
+    /** Whole pages of unselective searches (costly to read), remembered per data version like totals. */
+    readonly pageCache: ResultCache
   }
 }
 
@@ -64,7 +68,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
   app.decorate('config', config)
   app.decorate('db', db)
-  app.decorate('resultCache', new ResultCache())
+  const caching = config.resultCache === 'on'
+  app.decorate('resultCache', new ResultCache(caching ? RESULT_CACHE_ENTRIES : 0))
+  app.decorate('pageCache', new ResultCache(caching ? PAGE_CACHE_ENTRIES : 0))
 
   registerRequestIdHeader(app)
   const metrics = registerMetrics(app)
@@ -78,8 +84,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(operationsRoutes, { metrics })
   await app.register(searchRoutes)
+  await app.register(facetRoutes)
   await app.register(catalogStatusRoutes)
   await app.register(glassPriceRoutes)
+  await app.register(glassPriceTransferRoutes)
 
   return app
 }

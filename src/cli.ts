@@ -194,6 +194,8 @@ const commands: Record<string, Command> = {
       replace: values.replace ?? false,
       dryRun: values['dry-run'] ?? false,
       refresh: 'none',
+      // The command line is the bulk loader: into an empty table, indexes are built once after the COPY.
+      rebuildIndexes: true,
       onProgress: ({ rows, bytes }) => progress.update(bytes, rows),
     }).finally(() => progress.stop())
     if (result.problemCount > 0) {

@@ -63,6 +63,12 @@ describe('configuration of authentication and limits', () => {
     assert.match(refusal({ BODY_LIMIT: 'lots' }), /^BODY_LIMIT: /)
   })
 
+  test('RESULT_CACHE is on unless turned off; anything else is refused', () => {
+    assert.equal(loadConfig({}).resultCache, 'on')
+    assert.equal(loadConfig({ RESULT_CACHE: 'off' }).resultCache, 'off')
+    assert.match(refusal({ RESULT_CACHE: 'sometimes' }), /^RESULT_CACHE: /)
+  })
+
   test('TRUST_PROXY is off, on, or a list of proxy addresses and ranges', () => {
     assert.equal(loadConfig({}).trustProxy, false)
     assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true)

@@ -32,6 +32,7 @@ const EnvSchema = Type.Object({
   TRUST_PROXY: Type.String({ default: '' }),
   MATVIEW_REFRESH: Type.Union([Type.Literal('auto'), Type.Literal('off')], { default: 'auto' }),
   MATVIEW_REFRESH_DELAY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 200 }),
+  RESULT_CACHE: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info' },
@@ -73,6 +74,8 @@ export interface Config {
   /** `auto`: refresh stale matviews in the background; `off`: leave it to `refresh` runs (CLI, imports). */
   readonly matviewRefresh: 'auto' | 'off'
   readonly matviewRefreshDelayMs: number
+  /** `off`: totals, pages, facets and suggestions are computed afresh for every request (diagnosis, benchmarks). */
+  readonly resultCache: 'on' | 'off'
   readonly logLevel: string
 }
 
@@ -148,6 +151,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     requestTimeoutMs: parsed.REQUEST_TIMEOUT_MS,
     trustProxy,
     matviewRefresh: parsed.MATVIEW_REFRESH,
+    resultCache: parsed.RESULT_CACHE,
     matviewRefreshDelayMs: parsed.MATVIEW_REFRESH_DELAY_MS,
     logLevel: parsed.LOG_LEVEL,
   })

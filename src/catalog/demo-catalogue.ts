@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { sql } from 'kysely'
-import { type Database, quoteIdent, type RawClient } from '../db/database.js'
-import { copyCsvChunks, copyCsvText } from '../transfer/csv-text.js'
+import type { Database, RawClient } from '../db/database.js'
+import { createIndexes, dropSecondaryIndexes } from '../db/indexes.js'
+import { copyText, copyTextChunks } from '../transfer/copy-text.js'
 import { entryFieldColumns, refreshMatview, skuFieldColumns } from './catalog-repository.js'
 import { type DemoRow, generateCatalogue } from './demo-generator.js'
 import { demoRecipes } from './demo-recipes.js'
@@ -86,9 +87,10 @@ export async function seedCatalogue(db: Database, options: SeedOptions): Promise
         }
       }
       // A big load builds the secondary indexes once afterwards: much faster than growing them row by row.
-      const indexes = options.scale >= BULK_SCALE ? await dropSecondaryIndexes(client, kind) : []
+      const indexes =
+        options.scale >= BULK_SCALE ? await dropSecondaryIndexes(client, [kind.priceTable, kind.skuTable]) : []
       const loaded = await loadKind(client, kind, recipe, options, report)
-      for (const definition of indexes) await client.query(definition)
+      await createIndexes(client, indexes)
       return loaded
     })
 
@@ -114,23 +116,6 @@ export async function seedCatalogue(db: Database, options: SeedOptions): Promise
 /** From this scale on, a kind's secondary indexes are dropped for the load and built again after it. */
 const BULK_SCALE = 50_000
 
-/**
- * Drops the indexes of a kind's tables that no constraint owns (trigram, sort, the entry key) and returns the
- * statements that create them again; the primary keys and the barcode constraint stay.
- */
-async function dropSecondaryIndexes(client: RawClient, kind: Kind): Promise<string[]> {
-  const rows = await client.query<{ name: string; definition: string }>(
-    `SELECT i.indexname AS name, i.indexdef AS definition
-       FROM pg_indexes i
-      WHERE i.schemaname = current_schema() AND i.tablename = ANY($1)
-        AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname
-                          AND c.connamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema()))`,
-    [[kind.priceTable, kind.skuTable]],
-  )
-  for (const row of rows) await client.query(`DROP INDEX ${quoteIdent(row.name)}`)
-  return rows.map((row) => row.definition)
-}
-
 async function loadKind(
   client: RawClient,
   kind: Kind,
@@ -149,7 +134,7 @@ async function loadKind(
     for (const product of generateCatalogue(recipe, { seed: options.seed ?? DEMO_SEED, scale: options.scale })) {
       pendingEntries.push(...product.entries)
       if (pendingEntries.length >= 2000) {
-        entryChunks.push(copyCsvText(pendingEntries.map((entry) => entryFields.map(([name]) => entry[name] ?? null))))
+        entryChunks.push(copyText(pendingEntries.map((entry) => entryFields.map(([name]) => entry[name] ?? null))))
         pendingEntries = []
       }
       for (const sku of product.skus) {
@@ -164,15 +149,15 @@ async function loadKind(
   }
 
   report(0, 'load')
-  await client.copyCsv(
+  await client.copyRows(
     kind.skuTable,
     skuFields.map(([, column]) => column),
-    copyCsvChunks(skuRows()),
+    copyTextChunks(skuRows()),
   )
   if (pendingEntries.length > 0) {
-    entryChunks.push(copyCsvText(pendingEntries.map((entry) => entryFields.map(([name]) => entry[name] ?? null))))
+    entryChunks.push(copyText(pendingEntries.map((entry) => entryFields.map(([name]) => entry[name] ?? null))))
   }
-  const entries = await client.copyCsv(
+  const entries = await client.copyRows(
     kind.priceTable,
     entryFields.map(([, column]) => column),
     (async function* () {

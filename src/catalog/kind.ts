@@ -22,6 +22,13 @@ export interface Attribute {
   readonly entry: 'key' | 'wildcard' | 'none'
 }
 
+/**
+ * What a range is in an optician's prescription: a spherical power (a lens's sphere, a contact lens's or ready
+ * glasses' dioptre), a cylinder, an addition, or a cylinder axis. Powers go in quarter dioptres within ±30 and
+ * axes in whole degrees 0…180; a prescription with a plus cylinder is transposed to minus notation.
+ */
+export type PrescriptionRole = 'sphere' | 'cylinder' | 'addition' | 'axis'
+
 export interface Range {
   readonly name: string
   readonly column: string
@@ -29,6 +36,7 @@ export interface Range {
   readonly sqlType: string
   /** Whether a SKU carries the concrete value: always, for some SKUs only (stock vs made-to-order), or never. */
   readonly sku: 'required' | 'optional' | 'none'
+  readonly prescription?: PrescriptionRole
 }
 
 /** Where an item field's value comes from. */
@@ -93,6 +101,7 @@ export interface RangeSpec {
   readonly type: ValueType
   readonly sqlType: string
   readonly sku: 'required' | 'optional' | 'none'
+  readonly prescription?: PrescriptionRole
 }
 
 export interface Kind {
@@ -127,8 +136,16 @@ export const decimal = (sqlType: string, entry: AttributeSpec['entry'] = 'none')
   entry,
 })
 export const integer = (entry: AttributeSpec['entry'] = 'none'): AttributeSpec => ({ type: 'integer', entry })
-/** A range carried by entries as `<name>_from`/`<name>_to`; `sku` says whether SKUs carry the concrete value. */
-export const range = (type: ValueType, sqlType: string, sku: RangeSpec['sku']): RangeSpec => ({ type, sqlType, sku })
+/**
+ * A range carried by entries as `<name>_from`/`<name>_to`; `sku` says whether SKUs carry the concrete value, and
+ * `prescription` what the range is in a prescription (when it is a prescription filter).
+ */
+export const range = (
+  type: ValueType,
+  sqlType: string,
+  sku: RangeSpec['sku'],
+  prescription?: PrescriptionRole,
+): RangeSpec => (prescription ? { type, sqlType, sku, prescription } : { type, sqlType, sku })
 
 /** Resolves a kind's spec into the derived description every other module reads. Throws on an inconsistent spec. */
 export function defineKind(spec: KindSpec): Kind {
@@ -145,6 +162,7 @@ export function defineKind(spec: KindSpec): Kind {
     type: r.type,
     sqlType: r.sqlType,
     sku: r.sku,
+    ...(r.prescription ? { prescription: r.prescription } : {}),
   }))
   const attributeByName = new Map(attributes.map((a) => [a.name, a]))
   const rangeByName = new Map(ranges.map((r) => [r.name, r]))
@@ -198,6 +216,12 @@ export function defineKind(spec: KindSpec): Kind {
     const covered = rangeByName.get(name)
     if (covered) return { name, match: 'covers', range: covered, prescription }
     throw new Error(`kind ${spec.path}: filter ${name} is neither an attribute nor a range`)
+  }
+
+  for (const name of spec.prescription ?? []) {
+    if (!rangeByName.get(name)?.prescription) {
+      throw new Error(`kind ${spec.path}: prescription filter ${name} needs a range with a prescription role`)
+    }
   }
 
   const itemFields = ['retailPrice', ...spec.item].map(resolveItem)

@@ -84,9 +84,9 @@ export const lenses = defineKind({
   },
   ranges: {
     diameter: range('decimal', diameter, 'required'),
-    sphere: range('decimal', power, 'optional'),
-    cylinder: range('decimal', power, 'optional'),
-    add: range('decimal', power, 'optional'),
+    sphere: range('decimal', power, 'optional', 'sphere'),
+    cylinder: range('decimal', power, 'optional', 'cylinder'),
+    add: range('decimal', power, 'optional', 'addition'),
   },
   filters: [
     'manufacturer',
@@ -140,9 +140,9 @@ export const contactLenses = defineKind({
   },
   ranges: {
     diameter: range('decimal', diameter, 'required'),
-    dioptre: range('decimal', power, 'required'),
-    cylinder: range('decimal', power, 'optional'),
-    axis: range('integer', 'integer', 'optional'),
+    dioptre: range('decimal', power, 'required', 'sphere'),
+    cylinder: range('decimal', power, 'optional', 'cylinder'),
+    axis: range('integer', 'integer', 'optional', 'axis'),
   },
   filters: ['manufacturer', 'name', 'color', 'diameter', 'curvatureRadius'],
   prescription: ['dioptre', 'cylinder', 'axis'],
@@ -184,7 +184,7 @@ export const extras = defineKind({
     lensManufacturer: text('wildcard'),
     lensBrand: text('wildcard'),
   },
-  ranges: { dioptre: range('decimal', power, 'required') },
+  ranges: { dioptre: range('decimal', power, 'required', 'sphere') },
   filters: [
     'frameManufacturer',
     'frameBrand',

@@ -64,11 +64,11 @@ eachDatabase('matview freshness', (ctx) => {
           'copy',
           () =>
             ctx.db.rawTransaction((client) =>
-              client.copyCsv(
+              client.copyRows(
                 'glasses_sku',
                 ['barcode', 'manufacturer', 'brand', 'model'],
                 (async function* () {
-                  yield 'copied-1,Safilo,Carrera,CARRERA 8862\n'
+                  yield 'copied-1\tSafilo\tCarrera\tCARRERA 8862\n'
                 })(),
               ),
             ),

@@ -14,11 +14,42 @@ import { LRUCache } from 'lru-cache'
 /** The default number of remembered results (each a small value; a few MB at most). */
 export const RESULT_CACHE_ENTRIES = 10_000
 
+/** Remembered pages of unselective searches: each some kilobytes, so fewer (a few tens of MB at most). */
+export const PAGE_CACHE_ENTRIES = 2_000
+
+/**
+ * A page that took longer than this to read is remembered from then on, however few rows its search matches
+ * (a filter no index serves, such as a two-letter substring, scans the table).
+ */
+export const SLOW_PAGE_MS = 25
+
 export class ResultCache {
   readonly #entries: LRUCache<string, { value: unknown }>
+  /** The latest value remembered for each key, whatever its version: a hint, never an answer. */
+  readonly #latest: LRUCache<string, { value: unknown }>
+  /** Computations under way, so concurrent requests for one uncached result share one query. */
+  readonly #pending = new Map<string, Promise<{ value: unknown; version: string | null }>>()
+
+  /** False when built with no room (`RESULT_CACHE=off`): nothing is remembered, every result is computed. */
+  readonly enabled: boolean
 
   constructor(maxEntries = RESULT_CACHE_ENTRIES) {
+    this.enabled = maxEntries > 0
     this.#entries = new LRUCache({ max: Math.max(1, maxEntries) })
+    this.#latest = new LRUCache({ max: Math.max(1, maxEntries) })
+  }
+
+  /**
+   * The value last remembered for `key` at any version. Not an answer (the data may have moved since), only a
+   * hint for choosing how to compute one: a search's last known total tells whether it is selective.
+   */
+  hint<T>(key: string): T | undefined {
+    return this.#latest.get(key)?.value as T | undefined
+  }
+
+  /** Leaves a hint for `key` without remembering a result (see {@link hint}). */
+  setHint(key: string, value: unknown): void {
+    if (this.enabled) this.#latest.set(key, { value })
   }
 
   /** The result remembered for `key` at data version `version`, or undefined. */
@@ -29,13 +60,16 @@ export class ResultCache {
 
   /** Remembers `value` for `key` at `version` (the version selected in the statement that computed it). */
   set(key: string, version: string | null | undefined, value: unknown): void {
-    if (version === null || version === undefined) return
+    if (version === null || version === undefined || !this.enabled) return
     this.#entries.set(`${version}\u0000${key}`, { value })
+    this.#latest.set(key, { value })
   }
 
   /**
    * The cached result for `key` at `version`, else `compute()`'s, remembered under the version it reports
    * (which may be newer than `version` if the data moved in between; it is then right for that version).
+   * Requests arriving while the same key is computed at the same version wait for that computation instead of
+   * starting their own (sixteen users opening the unfiltered search after a refresh cost one count, not sixteen).
    */
   async getOrCompute<T>(
     key: string,
@@ -44,9 +78,22 @@ export class ResultCache {
   ): Promise<T> {
     const cached = this.get<T>(key, version)
     if (cached !== undefined) return cached
-    const computed = await compute()
-    this.set(key, computed.version, computed.value)
-    return computed.value
+    if (version === null || version === undefined || !this.enabled) {
+      const computed = await compute()
+      this.set(key, computed.version, computed.value)
+      return computed.value
+    }
+    const slot = `${version}\u0000${key}`
+    let pending = this.#pending.get(slot)
+    if (!pending) {
+      pending = compute()
+      this.#pending.set(slot, pending)
+      pending
+        .then((computed) => this.set(key, computed.version, computed.value))
+        .catch(() => {})
+        .finally(() => this.#pending.delete(slot))
+    }
+    return (await pending).value as T
   }
 
   get size(): number {

@@ -2,7 +2,7 @@ import { type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder,
 import type { PageRequest, SortOrder } from '../http/page.js'
 import { invalidField } from '../http/problem.js'
 import { dataVersionSql } from './catalog-state.js'
-import type { Filter, ItemField, Kind } from './kind.js'
+import type { Filter, ItemField, Kind, Range } from './kind.js'
 
 /*
  * The search of one kind, from its descriptor: one query shape for the seven kinds and both modes.
@@ -61,8 +61,21 @@ function insideSql(low: RawBuilder<unknown>, high: RawBuilder<unknown>, value: s
   return sql<SqlBool>`((${low} IS NULL OR ${low} <= ${v}) AND (${high} IS NULL OR ${high} >= ${v}))`
 }
 
+/**
+ * The range a matview row covers for a range filter, as a PostgreSQL range (a NULL bound is open): the SKU's own
+ * value where it has one, else its zone. SQL text over the columns prefixed with `prefix` (`m.`, or none in the
+ * index that serves it, migration 0005: the query's expression must be the index's).
+ */
+export function coveredRangeSql(range: Range, prefix = ''): string {
+  const rangeType = range.type === 'integer' ? 'int4range' : 'numrange'
+  const [from, to, point] = [`${prefix}${range.column}_from`, `${prefix}${range.column}_to`, `${prefix}${range.column}`]
+  return range.sku === 'optional'
+    ? `${rangeType}(coalesce(${point}, ${from}), coalesce(${point}, ${to}), '[]')`
+    : `${rangeType}(${from}, ${to}, '[]')`
+}
+
 /** The condition of one filter on a matview row `m`. */
-function matviewCondition(filter: Filter, value: string | number): RawBuilder<SqlBool> {
+export function matviewCondition(filter: Filter, value: string | number): RawBuilder<SqlBool> {
   if (filter.match === 'substring') return containsSql(sql.ref(`m.${filter.attribute.column}`), String(value))
   if (filter.match === 'equals') return sql<SqlBool>`${sql.ref(`m.${filter.attribute.column}`)} = ${decimalSql(value)}`
   const { range } = filter
@@ -71,13 +84,18 @@ function matviewCondition(filter: Filter, value: string | number): RawBuilder<Sq
   const to = sql.ref(`m.${range.column}_to`)
   // A SKU's own value decides where it has one (a concrete diameter, a stock lens's sphere); else its zone does.
   if (range.sku === 'required') return sql<SqlBool>`${point} = ${decimalSql(value)}`
+  if (filter.prescription) {
+    // Containment in one range expression, which a GiST index serves (migration 0005).
+    const cast = range.type === 'integer' ? sql`::integer` : sql`::numeric`
+    return sql<SqlBool>`${sql.raw(coveredRangeSql(range, 'm.'))} @> ${String(value).trim()}${cast}`
+  }
   if (range.sku === 'optional')
     return insideSql(sql`coalesce(${point}, ${from})`, sql`coalesce(${point}, ${to})`, value)
   return insideSql(from, to, value)
 }
 
 /** The condition of one filter on a price-list entry `e`. */
-function entryCondition(kind: Kind, filter: Filter, value: string | number): RawBuilder<SqlBool> {
+export function entryCondition(kind: Kind, filter: Filter, value: string | number): RawBuilder<SqlBool> {
   if (filter.match === 'covers') {
     const { column } = filter.range
     return insideSql(sql.ref(`e.${column}_from`), sql.ref(`e.${column}_to`), value)
@@ -94,7 +112,7 @@ function entryCondition(kind: Kind, filter: Filter, value: string | number): Raw
 }
 
 /** The expression of an item field in the chosen mode; NULL where a price-list entry lacks it. */
-function fieldSql(field: ItemField, byPriceList: boolean): RawBuilder<unknown> | null {
+export function fieldSql(field: ItemField, byPriceList: boolean): RawBuilder<unknown> | null {
   if (!byPriceList) return sql.ref(`m.${field.column}`)
   return field.entryColumn ? sql.ref(`e.${field.entryColumn}`) : null
 }
@@ -128,10 +146,32 @@ export function searchCountKey(kind: Kind, request: Pick<SearchRequest, 'byPrice
 }
 
 /**
+ * At most this many matches are read whole and sorted (see `fenced` of {@link buildSearchQuery}): a bitmap scan
+ * of the filter's index and a top-N sort, bounded by the matches, a few milliseconds.
+ */
+export const FENCED_MATCHES = 20_000
+
+/**
+ * Above this many matches a search's pages are worth remembering (reading them takes more than a few
+ * milliseconds); at most this many, a page is read afresh every time.
+ */
+export const REMEMBERED_PAGE_MATCHES = 2_000
+
+/**
  * Builds the page query and the count query of a search. The page is ordered by the requested sort, else by the
  * kind's natural order, and always ends with a unique tiebreak so pages never overlap or skip.
+ *
+ * `fenced`: the filtered rows are selected in a subquery the planner cannot flatten (`OFFSET 0`), then sorted.
+ * For a search known to match few rows: otherwise the planner, misjudging a substring filter's selectivity, may
+ * walk the sort's index and filter row by row, reading most of the table when the matches sort last (seconds at
+ * a million rows instead of milliseconds).
  */
-export function buildSearchQuery(db: AnyDb, kind: Kind, request: SearchRequest): SearchQueries {
+export function buildSearchQuery(
+  db: AnyDb,
+  kind: Kind,
+  request: SearchRequest,
+  options: { readonly fenced?: boolean } = {},
+): SearchQueries {
   const { byPriceList } = request
   const conditions = activeFilters(kind, request.filters).map(({ filter, value }) =>
     byPriceList ? entryCondition(kind, filter, value) : matviewCondition(filter, value),
@@ -160,7 +200,11 @@ export function buildSearchQuery(db: AnyDb, kind: Kind, request: SearchRequest):
   else orderBy.push(sql.ref('m.sku_id'), sql.ref('m.price_id'))
 
   const { page, size } = request.page
-  let pageQuery = withFilters(db.selectFrom(from).select(selections)) as SelectQueryBuilder<any, any, Row>
+  const alias = byPriceList ? 'e' : 'm'
+  const source = options.fenced
+    ? db.selectFrom(withFilters(db.selectFrom(from).selectAll(alias)).offset(0).as(alias)).select(selections)
+    : withFilters(db.selectFrom(from).select(selections))
+  let pageQuery = source as SelectQueryBuilder<any, any, Row>
   for (const expression of orderBy) pageQuery = pageQuery.orderBy(expression as never)
   pageQuery = pageQuery.limit(size).offset(page * size)
 

@@ -1,14 +1,8 @@
 import type { FastifyInstance } from 'fastify'
+import { sql } from 'kysely'
 import Type, { type TSchema } from 'typebox'
 import type { Db } from '../db/database.js'
-import {
-  buildPage,
-  type Page,
-  PageSchema,
-  pagingQueryProperties,
-  parsePageRequest,
-  resolveTotal,
-} from '../http/page.js'
+import { type Page, PageSchema, pagingQueryProperties, parsePageRequest } from '../http/page.js'
 import {
   NullableDecimalInput,
   NullableInteger,
@@ -16,10 +10,12 @@ import {
   NullableString,
   problemResponses,
 } from '../http/schemas.js'
+import { dataVersionSql } from './catalog-state.js'
+import { type PageCaches, readCountedPage } from './counted-page.js'
 import type { Filter, ItemField, Kind } from './kind.js'
 import { kinds } from './kinds.js'
-import type { ResultCache } from './result-cache.js'
-import { buildSearchQuery, DATA_VERSION, type SearchRequest, searchCountKey } from './search-query.js'
+import { readPrescription } from './prescription.js'
+import { activeFilters, buildSearchQuery, DATA_VERSION, type SearchRequest, searchCountKey } from './search-query.js'
 
 const SEARCH_DEFAULT_SIZE = 10
 
@@ -69,35 +65,51 @@ function numericFieldsOf(kind: Kind): string[] {
   return kind.itemFields.filter((field) => field.type !== 'text').map((field) => field.name)
 }
 
-/**
- * Runs one search: the page, then the total only when the page cannot tell it. The total comes from `cache` when
- * it holds one for the data version the page was read at (exact: see result-cache.ts), else from a count.
- */
+/** Runs one search: its page and exact total, read as `readCountedPage` says (fenced, cached per version). */
 export async function searchKind(
   db: Db,
   kind: Kind,
   request: SearchRequest,
-  cache?: ResultCache,
+  caches: PageCaches = {},
 ): Promise<Page<Record<string, unknown>>> {
-  const queries = buildSearchQuery(db as never, kind, request)
+  request = { ...request, filters: readPrescription(kind, request.filters) }
+  const countKey = searchCountKey(kind, request)
+  const countQuery = buildSearchQuery(db as never, kind, request).count
   const numericFields = numericFieldsOf(kind)
-  const rows = await queries.page.execute()
-  const version = rows[0]?.[DATA_VERSION] as string | undefined
-  for (const row of rows) {
-    delete row[DATA_VERSION]
-    for (const name of numericFields) {
-      const value = row[name]
-      if (value !== null && value !== undefined) row[name] = Number(value)
-    }
-  }
-  const count = async () => {
-    const result = await queries.count.executeTakeFirstOrThrow()
-    return { value: Number(result.count), version: result[DATA_VERSION] }
-  }
-  const total = await resolveTotal(request.page, rows.length, async () =>
-    cache ? cache.getOrCompute(searchCountKey(kind, request), version, count) : (await count()).value,
+  const { page, size, sort } = request.page
+  return readCountedPage(
+    {
+      filtered: activeFilters(kind, request.filters).length > 0,
+      countKey,
+      pageKey: JSON.stringify([countKey, page, size, sort]),
+      page: request.page,
+      async count() {
+        const result = await countQuery.executeTakeFirstOrThrow()
+        return { value: Number(result.count), version: result[DATA_VERSION] }
+      },
+      currentVersion: () => readDataVersion(db, kind, request.byPriceList),
+      async readRows(fenced) {
+        const rows = await buildSearchQuery(db as never, kind, request, { fenced }).page.execute()
+        const version = rows[0]?.[DATA_VERSION] as string | undefined
+        for (const row of rows) {
+          delete row[DATA_VERSION]
+          for (const name of numericFields) {
+            const value = row[name]
+            if (value !== null && value !== undefined) row[name] = Number(value)
+          }
+        }
+        return { rows, version }
+      },
+    },
+    caches,
   )
-  return buildPage(rows, request.page, total)
+}
+
+/** The data version a search in this mode reads (the key of its cached total). */
+async function readDataVersion(db: Db, kind: Kind, byPriceList: boolean): Promise<string | null> {
+  const { rows } = await sql<{ version: string | null }>`
+    SELECT ${dataVersionSql(kind, byPriceList ? 'both' : 'matview')} AS version`.execute(db)
+  return rows[0]?.version ?? null
 }
 
 /** The seven search endpoints: one registration per kind descriptor, one handler. */
@@ -139,7 +151,7 @@ export async function searchRoutes(app: FastifyInstance): Promise<void> {
               maxSize: app.config.maxPageSize,
             }),
           },
-          app.resultCache,
+          { totals: app.resultCache, pages: app.pageCache },
         )
       },
     )

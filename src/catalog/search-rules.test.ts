@@ -2,9 +2,11 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { buildTestApp, eachDatabase } from '../../test/harness.js'
+import { parseSort } from '../http/page.js'
 import { insertPriceEntries, insertSkus, refreshMatview } from './catalog-repository.js'
 import type { Kind } from './kind.js'
 import { extras, glasses, lenses, semifinishedLenses, sunglasses } from './kinds.js'
+import { buildSearchQuery } from './search-query.js'
 
 /*
  * The matching rules, each by name: text normalisation, literal LIKE characters, wildcard keys, most specific
@@ -365,6 +367,28 @@ eachDatabase('nomenclature search rules', (ctx) => {
       }
       assert.equal(new Set(seen).size, 23)
       assert.deepEqual(seen, [...seen].sort())
+    })
+
+    test('a search read whole and sorted (fenced, for few matches) gives the pages the plain query gives', async () => {
+      const cases: { kind: Kind; byPriceList: boolean; filters: Record<string, string>; sort: string[] }[] = [
+        { kind: glasses, byPriceList: false, filters: { model: 'CA ' }, sort: [] },
+        { kind: glasses, byPriceList: false, filters: { model: 'ca 0' }, sort: ['retailPrice,desc'] },
+        { kind: glasses, byPriceList: true, filters: { model: 'CA ' }, sort: ['model,desc,ignorecase'] },
+        { kind: glasses, byPriceList: true, filters: { color: 'black' }, sort: [] },
+      ]
+      for (const { kind, byPriceList, filters, sort } of cases) {
+        for (const page of [0, 1, 2]) {
+          const request = {
+            byPriceList,
+            filters,
+            page: { page, size: 10, sort: parseSort(sort) },
+          }
+          const plain = await buildSearchQuery(ctx.db.read, kind, request).page.execute()
+          const fenced = await buildSearchQuery(ctx.db.read, kind, request, { fenced: true }).page.execute()
+          if (page === 0) assert.ok(plain.length > 0, JSON.stringify(filters))
+          assert.deepEqual(fenced, plain, JSON.stringify({ filters, sort, page }))
+        }
+      }
     })
 
     test('a page past the end is an empty page with the true total', async () => {

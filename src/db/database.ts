@@ -51,10 +51,10 @@ export interface RawClient {
   query<Row = Record<string, unknown>>(sql: string, parameters?: readonly unknown[]): Promise<Row[]>
   execute<Row>(query: CompiledQuery<Row>): Promise<Row[]>
   /**
-   * Streams CSV text into `COPY <table>(<columns>) FROM STDIN WITH (FORMAT csv)`; returns the row count.
-   * The chunks must be CSV without a header, in the column order given.
+   * Streams rows into `COPY <table>(<columns>) FROM STDIN WITH (FORMAT text)`; returns the row count.
+   * The chunks are COPY text (see transfer/copy-text.ts), in the column order given.
    */
-  copyCsv(table: string, columns: readonly string[], chunks: AsyncIterable<string>): Promise<number>
+  copyRows(table: string, columns: readonly string[], chunks: AsyncIterable<string>): Promise<number>
 }
 
 export interface Database {
@@ -106,10 +106,10 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
   const pool = new PGlitePool(pglite)
   const db: Db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: pool as never }) })
 
-  const copyCsvWith =
+  const copyRowsWith =
     (client: PGliteClient) => async (table: string, columns: readonly string[], chunks: AsyncIterable<string>) => {
       // PGlite reads COPY input from a blob; large inputs go in slices so memory stays bounded.
-      const copySql = `COPY ${table} (${columns.join(', ')}) FROM '/dev/blob' WITH (FORMAT csv)`
+      const copySql = `COPY ${table} (${columns.join(', ')}) FROM '/dev/blob' WITH (FORMAT text)`
       let parts: string[] = []
       let size = 0
       let total = 0
@@ -137,7 +137,7 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
         const raw: RawClient = {
           query: async (sql, parameters) => (await client.query(sql, parameters)).rows as never,
           execute: async (query) => (await client.query(query.sql, query.parameters)).rows as never,
-          copyCsv: copyCsvWith(client),
+          copyRows: copyRowsWith(client),
         }
         const result = await fn(raw)
         await client.query('COMMIT')
@@ -213,8 +213,8 @@ async function openServer(options: DatabaseOptions, url: string): Promise<Databa
         const raw: RawClient = {
           query: async (sql, parameters) => (await client.query(sql, parameters as unknown[])).rows,
           execute: async (query) => (await client.query(query.sql, query.parameters as unknown[])).rows,
-          async copyCsv(table, columns, chunks) {
-            const stream = client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN WITH (FORMAT csv)`))
+          async copyRows(table, columns, chunks) {
+            const stream = client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN WITH (FORMAT text)`))
             await pipeline(Readable.from(chunks), stream)
             return Number(stream.rowCount ?? 0)
           },

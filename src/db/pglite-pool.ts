@@ -75,7 +75,7 @@ export class PGliteClient {
     }
   }
 
-  /** Runs a `COPY … FROM '/dev/blob'` statement with the given CSV text as its input. */
+  /** Runs a `COPY … FROM '/dev/blob'` statement with the given text as its input. */
   async copyFromBlob(sql: string, blob: Blob): Promise<number> {
     const result = await this.#pglite.query(sql, [], { blob })
     return result.affectedRows ?? 0

@@ -1,12 +1,12 @@
 import { type Expression, type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely'
 import { dataVersionSql } from '../catalog/catalog-state.js'
+import { type PageCaches, readCountedPage } from '../catalog/counted-page.js'
 import { glasses } from '../catalog/kinds.js'
-import type { ResultCache } from '../catalog/result-cache.js'
 import { DATA_VERSION } from '../catalog/search-query.js'
 import type { DB } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
 import { checkDecimal } from '../http/decimal.js'
-import { buildPage, type Page, type PageRequest, resolveTotal } from '../http/page.js'
+import type { Page, PageRequest } from '../http/page.js'
 import { badRequest, conflict, type FieldError, invalidField, notFound, preconditionFailed } from '../http/problem.js'
 import { type GlassPriceFilter, glassPriceFilterConditions } from './glass-price-filter.js'
 import {
@@ -118,7 +118,7 @@ export interface ListingRequest {
   readonly timezone: string
 }
 
-function orderExpressions(column: SortColumn): RawBuilder<unknown>[] {
+export function orderExpressions(column: SortColumn): RawBuilder<unknown>[] {
   // Ties end on the id, so pages never overlap or skip; PARAMETERS compares normalised text byte-wise (the
   // same order on every server, served by an index).
   switch (column) {
@@ -144,61 +144,124 @@ const listingVersion = dataVersionSql(glasses, 'tables').as(DATA_VERSION)
 const listingCountKey = (filter: GlassPriceFilter) => JSON.stringify(['glass-price-listing', filter])
 
 /**
- * One page of the listing: filtered, sorted, with the business-day date and the user of the last change. The
- * total comes from `cache` when it holds one for the data version the page was read at.
+ * The two queries of a listing page: its rows (filtered, sorted, with the business-day date and the user of the
+ * last change) and their total, each with the data version it was read at.
  */
-export async function listGlassPrices(
-  db: Db,
-  request: ListingRequest,
-  cache?: ResultCache,
-): Promise<Page<GlassPriceListItem>> {
+export function buildListingQueries(db: Db, request: ListingRequest, options: { readonly fenced?: boolean } = {}) {
   const conditions = glassPriceFilterConditions(request.filter)
   const where = <Q extends { where(condition: Expression<SqlBool>): Q }>(query: Q): Q =>
     conditions.reduce((q, condition) => q.where(condition), query)
   const { page, size } = request.page
+  // Fenced: the matches are selected whole, then sorted (see `fenced` of buildSearchQuery).
+  const source = options.fenced
+    ? db.selectFrom(where(db.selectFrom('glasses_price as e').selectAll('e')).offset(0).as('e'))
+    : where(db.selectFrom('glasses_price as e'))
 
-  let query = where(
-    db
-      .selectFrom('glasses_price as e')
-      .select([
-        'e.id',
-        'e.manufacturer',
-        'e.brand',
-        'e.model',
-        sql<string>`to_char(e.updated_at AT TIME ZONE ${request.timezone}, 'YYYY-MM-DD')`.as('lastUpdatedOn'),
-        'e.price',
-        'e.purchase',
-        'e.updated_by as user',
-      ]),
-  )
+  let query = source.select([
+    'e.id',
+    'e.manufacturer',
+    'e.brand',
+    'e.model',
+    sql<string>`to_char(e.updated_at AT TIME ZONE ${request.timezone}, 'YYYY-MM-DD')`.as('lastUpdatedOn'),
+    'e.price',
+    'e.purchase',
+    'e.updated_by as user',
+  ])
   for (const expression of orderExpressions(request.sortColumn)) {
     query = query.orderBy(request.sortDirection === 'DESC' ? sql`${expression} DESC` : (expression as never))
   }
-  const rows = await query
-    .select(listingVersion)
-    .limit(size)
-    .offset(page * size)
-    .execute()
-  const content = rows.map((row) => ({
-    id: Number(row.id),
-    manufacturer: row.manufacturer,
-    brand: row.brand,
-    model: row.model,
-    lastUpdatedOn: row.lastUpdatedOn,
-    price: Number(row.price),
-    purchase: Number(row.purchase),
-    user: row.user,
-  }))
-  const count = async () => {
-    const result = await where(
+  return {
+    page: query
+      .select(listingVersion)
+      .limit(size)
+      .offset(page * size),
+    count: where(
       db.selectFrom('glasses_price as e').select([sql<number | string>`count(*)`.as('count'), listingVersion]),
-    ).executeTakeFirstOrThrow()
-    return { value: Number(result.count), version: result[DATA_VERSION] }
+    ),
   }
-  const total = await resolveTotal(request.page, content.length, async () =>
-    cache ? cache.getOrCompute(listingCountKey(request.filter), rows[0]?.[DATA_VERSION], count) : (await count()).value,
+}
+
+/** One page of the listing and its exact total, read as a search's (`readCountedPage`: fenced, cached per version). */
+export async function listGlassPrices(
+  db: Db,
+  request: ListingRequest,
+  caches: PageCaches = {},
+): Promise<Page<GlassPriceListItem>> {
+  const countKey = listingCountKey(request.filter)
+  const countQuery = buildListingQueries(db, request).count
+  const { page, size, sort } = request.page
+  return readCountedPage(
+    {
+      filtered: glassPriceFilterConditions(request.filter).length > 0,
+      countKey,
+      pageKey: JSON.stringify([countKey, request.sortColumn, request.sortDirection, page, size, sort]),
+      page: request.page,
+      async count() {
+        const result = await countQuery.executeTakeFirstOrThrow()
+        return { value: Number(result.count), version: result[DATA_VERSION] }
+      },
+      currentVersion: () => readListingVersion(db),
+      async readRows(fenced) {
+        const rows = await buildListingQueries(db, request, { fenced }).page.execute()
+        const content = rows.map((row) => ({
+          id: Number(row.id),
+          manufacturer: row.manufacturer,
+          brand: row.brand,
+          model: row.model,
+          lastUpdatedOn: row.lastUpdatedOn,
+          price: Number(row.price),
+          purchase: Number(row.purchase),
+          user: row.user,
+        }))
+        return { rows: content, version: rows[0]?.[DATA_VERSION] }
+      },
+    },
+    caches,
   )
-  return buildPage(content, request.page, total)
+}
+
+async function readListingVersion(db: Db): Promise<string | null> {
+  const { rows } = await sql<{
+    version: string | null
+  }>`SELECT ${dataVersionSql(glasses, 'tables')} AS version`.execute(db)
+  return rows[0]?.version ?? null
+}
+
+/** What an export of the listing selects: its filters and order, without paging. */
+export type ListingSelection = Pick<ListingRequest, 'filter' | 'sortColumn' | 'sortDirection'>
+
+/**
+ * Every entry a listing selects, in the listing's order, as keyset pages: each page continues after the last
+ * row's sort key (`(keys…, id) > (last…)`), one index range scan per page, so memory stays constant and no row
+ * is skipped or repeated whatever the size. Rows carry the SQL columns (prices as exact text).
+ */
+export async function* glassPricePages(
+  db: Db,
+  selection: ListingSelection,
+  pageSize = 5000,
+): AsyncGenerator<Record<string, unknown>[]> {
+  const conditions = glassPriceFilterConditions(selection.filter)
+  const keys = orderExpressions(selection.sortColumn)
+  const descending = selection.sortDirection === 'DESC'
+  let last: unknown[] | undefined
+  for (;;) {
+    let query = db
+      .selectFrom('glasses_price as e')
+      .select(['e.id', 'e.manufacturer', 'e.brand', 'e.model', 'e.price', 'e.purchase'])
+      .select(keys.map((key, index) => key.as(`_key${index}`)))
+    for (const condition of conditions) query = query.where(condition)
+    if (last) {
+      const after = sql<SqlBool>`(${sql.join(keys)}) ${sql.raw(descending ? '<' : '>')} (${sql.join(last)})`
+      query = query.where(after)
+    }
+    for (const key of keys) query = query.orderBy(descending ? sql`${key} DESC` : (key as never))
+    const rows = (await query.limit(pageSize).execute()) as Record<string, unknown>[]
+    if (rows.length === 0) return
+    const tail = rows[rows.length - 1] as Record<string, unknown>
+    last = keys.map((_key, index) => tail[`_key${index}`])
+    yield rows
+    if (rows.length < pageSize) return
+  }
 }
 
 /** The entry with this id (decimal text), or undefined. */

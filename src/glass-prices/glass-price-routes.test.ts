@@ -189,6 +189,9 @@ eachDatabase('glass price list: listing and CRUD', (ctx) => {
         assert.equal(response.statusCode, 200, query)
         assert.deepEqual(ids(response), expected, query)
         assert.equal(response.json().sort.sorted, query !== '', `${query}: the envelope reflects the requested sort`)
+        // Filtered (every manufacturer holds an a), the few matches are read whole and sorted: the same order.
+        const filtered = `${query}${query ? '&' : '?'}manufacturer=A`
+        assert.deepEqual(ids(await list(filtered)), expected, filtered)
       }
       const paged = [
         ...ids(await list('?sortColumn=PRICE&size=2')),

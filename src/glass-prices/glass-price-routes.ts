@@ -101,7 +101,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
           sortDirection,
           timezone: app.config.businessTimezone,
         },
-        app.resultCache,
+        { totals: app.resultCache, pages: app.pageCache },
       )
     },
   )

@@ -164,7 +164,7 @@ export const BulkChangePreviewSchema = Type.Object(
 )
 export type BulkChangePreview = Static<typeof BulkChangePreviewSchema>
 
-export const CHANGE_ACTIONS = ['CREATE', 'UPDATE', 'DELETE', 'BULK_CHANGE', 'REVERT'] as const
+export const CHANGE_ACTIONS = ['CREATE', 'UPDATE', 'DELETE', 'BULK_CHANGE', 'IMPORT', 'REVERT'] as const
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number]
 export const CHANGE_FIELDS = ['manufacturer', 'brand', 'model', 'price', 'purchase'] as const
 export type ChangeField = (typeof CHANGE_FIELDS)[number]

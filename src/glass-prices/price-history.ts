@@ -274,6 +274,13 @@ export async function revertChange(db: Db, changeIdText: string, user: string): 
         FROM per_entry p LEFT JOIN glasses_price e ON e.id = p.entry_id
       )
       SELECT p.*,
+        -- A deleted entry whose key an entry this revert removes holds now (a replacing import's) comes back
+        -- after that removal.
+        p.was_delete AND NOT p.present AND EXISTS (
+          SELECT 1 FROM glasses_price d JOIN planned r ON r.entry_id = d.id AND r.was_create AND r.holds_new
+          WHERE optics_norm(d.manufacturer) = optics_norm(p.key_manufacturer)
+            AND optics_norm(d.brand) = optics_norm(p.key_brand)
+            AND optics_norm(d.model) = optics_norm(p.key_model)) AS after_removal,
         CASE
           WHEN p.was_delete THEN
             CASE WHEN p.present THEN 'EXISTS'
@@ -281,7 +288,9 @@ export async function revertChange(db: Db, changeIdText: string, user: string): 
                    SELECT 1 FROM glasses_price d
                    WHERE optics_norm(d.manufacturer) = optics_norm(p.key_manufacturer)
                      AND optics_norm(d.brand) = optics_norm(p.key_brand)
-                     AND optics_norm(d.model) = optics_norm(p.key_model)) THEN 'DUPLICATE'
+                     AND optics_norm(d.model) = optics_norm(p.key_model)
+                     AND NOT EXISTS (
+                       SELECT 1 FROM planned r WHERE r.entry_id = d.id AND r.was_create AND r.holds_new)) THEN 'DUPLICATE'
             END
           WHEN NOT p.present THEN 'DELETED'
           WHEN NOT p.holds_new THEN 'CHANGED'
@@ -296,13 +305,15 @@ export async function revertChange(db: Db, changeIdText: string, user: string): 
         END AS conflict
       FROM planned p`.execute(trx)
 
-    const counts = await sql<Record<'recreate' | 'restore' | 'remove' | 'conflicting', number | string>>`
+    type Counted = 'recreate' | 'recreateAfterRemoval' | 'restore' | 'remove' | 'conflicting'
+    const counts = await sql<Record<Counted, number | string>>`
       SELECT count(*) FILTER (WHERE conflict IS NULL AND was_delete) AS recreate,
+             count(*) FILTER (WHERE conflict IS NULL AND was_delete AND after_removal) AS "recreateAfterRemoval",
              count(*) FILTER (WHERE conflict IS NULL AND NOT was_delete AND NOT was_create) AS restore,
              count(*) FILTER (WHERE conflict IS NULL AND was_create) AS remove,
              count(*) FILTER (WHERE conflict IS NOT NULL) AS conflicting
       FROM glass_price_revert_plan`.execute(trx)
-    const count = (name: 'recreate' | 'restore' | 'remove' | 'conflicting') => Number(counts.rows[0]?.[name] ?? 0)
+    const count = (name: Counted) => Number(counts.rows[0]?.[name] ?? 0)
     const restorable = count('recreate') + count('restore') + count('remove')
     const conflicting = count('conflicting')
     const conflictRows = await sql<{ entry_id: number | string; conflict: RevertConflict['reason'] }>`
@@ -326,12 +337,12 @@ export async function revertChange(db: Db, changeIdText: string, user: string): 
     // Re-creations first: an insert may wait on a concurrent insert of the same key, and must not hold the
     // kind's catalog-state lock (taken by the first write statement) while it waits. A statement with nothing
     // to do is skipped: even an empty write marks the matview stale.
-    if (count('recreate') > 0) {
-      await sql`
+    const recreate = (afterRemoval: boolean) => sql`
       INSERT INTO glasses_price (id, manufacturer, brand, model, price, purchase, updated_by)
       SELECT entry_id, old_manufacturer, old_brand, old_model, old_price::numeric, old_purchase::numeric, ${user}
-      FROM glass_price_revert_plan WHERE was_delete AND conflict IS NULL`.execute(trx)
-    }
+      FROM glass_price_revert_plan
+      WHERE was_delete AND conflict IS NULL AND after_removal = ${afterRemoval}`
+    if (count('recreate') > count('recreateAfterRemoval')) await recreate(false).execute(trx)
     if (count('restore') > 0) {
       await sql`
       UPDATE glasses_price e SET
@@ -349,6 +360,8 @@ export async function revertChange(db: Db, changeIdText: string, user: string): 
       DELETE FROM glasses_price e USING glass_price_revert_plan p
       WHERE e.id = p.entry_id AND p.was_create AND p.conflict IS NULL`.execute(trx)
     }
+    // Their keys were held by the entries just removed, which this transaction has locked: no waiting here.
+    if (count('recreateAfterRemoval') > 0) await recreate(true).execute(trx)
     await sql`
       INSERT INTO glass_price_change_row (change_id, entry_id, field, old_value, new_value)
       SELECT ${revertId}, r.entry_id, r.field, r.new_value, r.old_value

@@ -47,8 +47,8 @@ export const notFound = (detail: string) => new ProblemError(404, detail)
 export const conflict = (detail: string, properties?: Record<string, unknown>) =>
   new ProblemError(409, detail, properties ? { properties } : {})
 export const preconditionFailed = (detail: string) => new ProblemError(412, detail)
-export const unsupportedMediaType = (detail: string) =>
-  new ProblemError(415, detail, { headers: { accept: 'application/json' } })
+export const unsupportedMediaType = (detail: string, accepted: readonly string[] = ['application/json']) =>
+  new ProblemError(415, detail, { headers: { accept: accepted.join(', ') } })
 export const unprocessable = (detail: string, properties?: Record<string, unknown>) =>
   new ProblemError(422, detail, properties ? { properties } : {})
 /** A 429; the rate limiter has already set `Retry-After` and the `X-RateLimit-*` headers on the reply. */
@@ -216,7 +216,7 @@ export function registerProblemHandlers(app: FastifyInstance): void {
     }
     const code = String(error.code ?? '')
     if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      const { detail, extra } = unsupportedMediaType(mediaTypeDetail(request))
+      const { detail, extra } = unsupportedMediaType(mediaTypeDetail(request), bodyTypesOf(request))
       return sendProblem(reply, request, 415, detail, extra as never)
     }
     if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
@@ -310,11 +310,25 @@ function withEdgeProblems(
   return added ? { ...schema, response } : schema
 }
 
-function mediaTypeDetail(request: FastifyRequest): string {
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The media types the route's body may have, when not JSON (the route adds their parsers). */
+    bodyTypes?: readonly string[]
+  }
+}
+
+/** The body media types a route reads: its own, else JSON. */
+export function bodyTypesOf(request: FastifyRequest): readonly string[] {
+  return request.routeOptions.config?.bodyTypes ?? ['application/json']
+}
+
+/** Why a body's media type is refused, naming what the route reads. */
+export function mediaTypeDetail(request: FastifyRequest): string {
   const given = request.headers['content-type']
+  const wanted = bodyTypesOf(request).join(' or ')
   return given
-    ? `Content-Type ${given.split(';')[0]?.trim()} is not supported; send application/json`
-    : 'A request body needs Content-Type: application/json'
+    ? `Content-Type ${given.split(';')[0]?.trim()} is not supported; send ${wanted}`
+    : `A request body needs Content-Type: ${wanted}`
 }
 
 function isCorsPreflight(request: FastifyRequest): boolean {

@@ -35,8 +35,19 @@ async function exportText(db: Database, kind: Kind, table: TransferTable, excel 
   return Buffer.concat(chunks).toString('utf8')
 }
 
-const run = (db: Database, kind: Kind, table: TransferTable, text: string | Buffer, options: ImportOptions = {}) =>
-  importCsv(db, kind, table, [text], { refresh: 'blocking', ...options })
+const run = (
+  db: Database,
+  kind: Kind,
+  table: TransferTable,
+  text: string | Buffer | Buffer[],
+  options: ImportOptions = {},
+) => importCsv(db, kind, table, Array.isArray(text) ? text : [text], { refresh: 'blocking', ...options })
+
+/** The bytes of a text in chunks of `size` (a file read piece by piece; characters may split). */
+const chunksOf = (text: string, size: number): Buffer[] => {
+  const bytes = Buffer.from(text)
+  return Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size))
+}
 
 /** A glass price list file in the given dialect. */
 const glassRows = [
@@ -147,7 +158,7 @@ eachDatabase('CSV import and export', (ctx) => {
 
   test('an empty file, a header without rows, an unknown or missing column are each reported, nothing written', async () => {
     await run(ctx.db, glasses, 'prices', glassCsv(), { replace: true })
-    const cases: [string, { line: number; column: string | null; message: RegExp }[]][] = [
+    const cases: [string | Buffer, { line: number; column: string | null; message: RegExp }[]][] = [
       ['', [{ line: 1, column: null, message: /the file is empty/ }]],
       ['\ufeff', [{ line: 1, column: null, message: /the file is empty/ }]],
       [`${glassHeader.join(',')}\n`, [{ line: 2, column: null, message: /no rows/ }]],
@@ -166,7 +177,18 @@ eachDatabase('CSV import and export', (ctx) => {
         glassCsv(glassRows, ['manufacturer', 'brand', 'model', 'price', 'price']),
         [{ line: 1, column: 'price', message: /twice/ }],
       ],
-      ['manufacturer,brand\n"unclosed,quote\n', [{ line: 2, column: null, message: /malformed CSV/ }]],
+      [
+        'manufacturer,brand,model,price,purchase\nA,B,C,1,1\n"unclosed,quote\n',
+        [{ line: 3, column: null, message: /malformed CSV: quoted field unterminated/ }],
+      ],
+      [
+        Buffer.concat([
+          Buffer.from('manufacturer,brand,model,price,purchase\nA,B,'),
+          Buffer.from([0xc0, 0xc1]),
+          Buffer.from(',1,1\n'),
+        ]),
+        [{ line: 0, column: null, message: /not UTF-8/ }],
+      ],
     ]
     for (const [text, expected] of cases) {
       const result = await run(ctx.db, glasses, 'prices', text, { replace: true })
@@ -267,6 +289,54 @@ eachDatabase('CSV import and export', (ctx) => {
       /history failed/,
     )
     assert.equal(await count(ctx.db, 'glasses_price'), 4)
+  })
+
+  test('a file arriving in many small chunks loads every row, with the right line numbers to the end', async () => {
+    const many = Array.from({ length: 3000 }, (_, i) => [
+      'Chunked',
+      i % 2 ? 'Brand' : '"Multi\nline ""brand"""',
+      `Model ${i}`,
+      `${i}.50`,
+      '1',
+    ])
+    const loaded = await run(ctx.db, glasses, 'prices', chunksOf(glassCsv(many), 997), { replace: true })
+    assert.deepEqual(loaded.problems, [])
+    assert.equal(loaded.rows, 3000)
+    assert.equal(loaded.written, 3000)
+    assert.equal(await count(ctx.db, glasses.priceTable), 3000)
+    const { rows } = await sql<{ brand: string }>`
+      SELECT brand FROM glasses_price WHERE model = 'Model 2998'`.execute(ctx.db.primary)
+    assert.equal(rows[0]?.brand, 'Multi\nline "brand"')
+    // Every even row spans two lines, so row i (from 0) starts on line 2 + i + ceil(i / 2).
+    const broken = [...many.slice(0, 2999), ['Chunked', 'Brand', 'Model X', 'oops', '1']]
+    const failed = await run(ctx.db, glasses, 'prices', chunksOf(glassCsv(broken), 997), { replace: true })
+    assert.deepEqual(
+      failed.problems.map((p) => [p.line, p.column]),
+      [[2 + 2999 + Math.ceil(2999 / 2), 'price']],
+    )
+    assert.equal(await count(ctx.db, glasses.priceTable), 3000)
+  })
+
+  test('bulk loading rebuilds the indexes it dropped, and a failing file leaves them all in place', async () => {
+    const indexes = async () =>
+      (
+        await sql<{ definition: string }>`
+          SELECT pg_get_indexdef(indexrelid) AS definition FROM pg_index
+          WHERE indrelid = ${glasses.priceTable}::regclass ORDER BY 1`.execute(ctx.db.primary)
+      ).rows.map((row) => row.definition)
+    const before = await indexes()
+    assert.ok(before.length >= 5, 'the price list has its secondary indexes')
+    const loaded = await run(ctx.db, glasses, 'prices', glassCsv(), { replace: true, rebuildIndexes: true })
+    assert.deepEqual(loaded.problems, [])
+    assert.equal(loaded.written, glassRows.length)
+    assert.deepEqual(await indexes(), before)
+    const failed = await run(ctx.db, glasses, 'prices', glassCsv([...glassRows, ['A', 'B', 'C', 'x', '1']]), {
+      replace: true,
+      rebuildIndexes: true,
+    })
+    assert.equal(failed.problemCount, 1)
+    assert.deepEqual(await indexes(), before)
+    assert.equal(await count(ctx.db, glasses.priceTable), glassRows.length)
   })
 
   test('export for Excel (; a BOM and decimal commas) imports back unchanged into an empty table', async () => {

@@ -88,7 +88,8 @@ export function parseValue(column: TransferColumn, raw: string, decimalComma: bo
   const text = raw.trim()
   if (text === '') return column.required ? { error: 'is required' } : { value: null }
   if (column.type === 'text') {
-    return [...text].length > MAX_TEXT_LENGTH
+    // Characters, not UTF-16 units, count; a text of at most that many units cannot be too long.
+    return text.length > MAX_TEXT_LENGTH && [...text].length > MAX_TEXT_LENGTH
       ? { error: `is longer than ${MAX_TEXT_LENGTH} characters` }
       : { value: text }
   }
@@ -107,15 +108,23 @@ export function parseValue(column: TransferColumn, raw: string, decimalComma: bo
     return { error: `must be a number (got '${clip(text)}')${hint}` }
   }
   const canonical = canonicalDecimal(number)
-  const [whole = '0', fraction = ''] = canonical.replace('-', '').split('.')
-  if (column.scale !== undefined && fraction.length > column.scale) {
+  const negative = canonical.startsWith('-')
+  const point = canonical.indexOf('.')
+  const fractionDigits = point === -1 ? 0 : canonical.length - point - 1
+  // Significant digits before the point (a canonical decimal has no leading zeros; "0.5" has none).
+  const wholeDigits = canonical.startsWith(negative ? '-0' : '0')
+    ? 0
+    : (point === -1 ? canonical.length : point) - (negative ? 1 : 0)
+  if (column.scale !== undefined && fractionDigits > column.scale) {
     return { error: `has more than ${column.scale} decimal${column.scale === 1 ? '' : 's'}` }
   }
   if (column.type === 'money') {
-    if (canonical.startsWith('-')) return { error: 'must not be negative' }
-    if (compareDecimals(canonical, MAX_MONEY) > 0) return { error: 'must be at most 99 999 999.99' }
+    if (negative) return { error: 'must not be negative' }
+    if (wholeDigits >= 8 && compareDecimals(canonical, MAX_MONEY) > 0) {
+      return { error: 'must be at most 99 999 999.99' }
+    }
   } else if (column.precision !== undefined && column.scale !== undefined) {
-    if (whole.replace(/^0+/, '').length > column.precision - column.scale) return { error: 'is out of range' }
+    if (wholeDigits > column.precision - column.scale) return { error: 'is out of range' }
   }
   return { value: canonical }
 }
@@ -126,6 +135,9 @@ function clip(text: string): string {
 
 /** `+01.50` → `1.50`, `.5` → `0.5`, `-0` → `0`: the same number, written one way. */
 export function canonicalDecimal(text: string): string {
+  // Already canonical: starts with a digit 1-9 and does not end with the point (the syntax is checked before).
+  const first = text.charCodeAt(0)
+  if (first >= 49 && first <= 57 && text.charCodeAt(text.length - 1) !== 46) return text
   const negative = text.startsWith('-')
   const unsigned = text.replace(/^[-+]/, '')
   let [whole = '', fraction = ''] = unsigned.split('.')

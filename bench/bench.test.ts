@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, test } from 'node:test'
+import { openServerSchema } from '../test/harness.js'
+import { type BenchReport, runBench } from './bench.js'
+import { writeReport } from './report.js'
+
+/*
+ * A smoke run of the benchmark harness at a tiny scale on both databases: every scenario runs on both sides
+ * without an error, and the report shows each with its floor ratio. (The figures themselves mean nothing here.)
+ */
+
+const scenarioIds = [
+  'a-glasses-matview',
+  'a-glasses-price-list',
+  'a-lenses-matview',
+  'a-lenses-price-list',
+  'b-glasses',
+  'b-lenses',
+  'c-lenses-index-diameter',
+  'c-lenses-prescription',
+  'd-listing',
+  'e-read-by-id',
+  'i-facets',
+  'i-suggest',
+  'f-bulk-change',
+  'g-import',
+  'h-refresh',
+]
+
+function checkReport(report: BenchReport, work: string): void {
+  assert.deepEqual(
+    report.scenarios.map((scenario) => scenario.id),
+    scenarioIds,
+  )
+  for (const scenario of report.scenarios) {
+    for (const side of [scenario.service, scenario.floor]) {
+      assert.equal(side.errors, 0, `${scenario.id}: no request failed`)
+      assert.ok(side.throughput > 0, `${scenario.id}: measured`)
+    }
+    assert.ok(scenario.ratio > 0, `${scenario.id}: a ratio to the floor`)
+    if (scenario.type === 'once') assert.ok((scenario.rows ?? 0) > 0, `${scenario.id}: rows written`)
+  }
+  assert.equal(report.scenarios.find((s) => s.id === 'g-import')?.rows, report.catalogue.lenses_sku)
+  assert.ok(report.peakRssMiB === null || report.peakRssMiB > 0)
+
+  const file = writeReport(report, join(work, 'results'), join(work, 'REPORT.md'))
+  assert.equal(JSON.parse(readFileSync(file, 'utf8')).commit, report.commit)
+  const markdown = readFileSync(join(work, 'REPORT.md'), 'utf8')
+  for (const scenario of report.scenarios) assert.ok(markdown.includes(`| ${scenario.title} |`), scenario.id)
+}
+
+const tiny = { scale: 150, seconds: 0.4, warmupSeconds: 0, connections: 2, runs: 1, only: [], reuse: false }
+const quiet = () => {}
+
+describe('benchmark harness, smoke run [pglite]', () => {
+  test('every scenario runs against its floor and lands in the report', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'optics-bench-test-'))
+    try {
+      const report = await runBench({ ...tiny, dataDir: join(work, 'data'), log: quiet })
+      assert.equal(report.driver, 'pglite')
+      checkReport(report, work)
+    } finally {
+      rmSync(work, { recursive: true, force: true })
+    }
+  })
+})
+
+const serverUrl = process.env.TEST_DATABASE_URL
+describe('benchmark harness, smoke run [postgres]', {
+  skip: serverUrl ? false : 'TEST_DATABASE_URL is not set: the PostgreSQL half is skipped',
+}, () => {
+  test('every scenario runs against its floor and lands in the report', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'optics-bench-test-'))
+    const { db, schema, cleanup } = await openServerSchema(serverUrl as string)
+    await db.close()
+    const url = new URL(serverUrl as string)
+    url.searchParams.set('options', `-c search_path=${schema},public`)
+    try {
+      const report = await runBench({ ...tiny, url: url.toString(), dataDir: join(work, 'data'), log: quiet })
+      assert.equal(report.driver, 'postgres')
+      checkReport(report, work)
+    } finally {
+      await cleanup()
+      rmSync(work, { recursive: true, force: true })
+    }
+  })
+})

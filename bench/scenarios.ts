@@ -1,0 +1,491 @@
+import { createReadStream, createWriteStream } from 'node:fs'
+import { finished } from 'node:stream/promises'
+import { CompiledQuery, type Kysely, sql } from 'kysely'
+import { refreshMatview } from '../src/catalog/catalog-repository.js'
+import { searchFacets } from '../src/catalog/facets.js'
+import type { Kind } from '../src/catalog/kind.js'
+import { glasses, lenses } from '../src/catalog/kinds.js'
+import { readPrescription } from '../src/catalog/prescription.js'
+import { activeFilters, buildSearchQuery, FENCED_MATCHES, type FilterValues } from '../src/catalog/search-query.js'
+import { loadConfig } from '../src/config.js'
+import type { Database } from '../src/db/database.js'
+import type { GlassPriceFilter } from '../src/glass-prices/glass-price-filter.js'
+import { buildListingQueries, findGlassPrice } from '../src/glass-prices/glass-price-repository.js'
+import type { SortColumn, SortDirection } from '../src/glass-prices/glass-price-schemas.js'
+import { copyText } from '../src/transfer/copy-text.js'
+import { importCsv } from '../src/transfer/csv-import.js'
+import { openCsv } from '../src/transfer/csv-records.js'
+import { exportTable } from '../src/transfer/export-writer.js'
+import { transferColumns } from '../src/transfer/transfer-columns.js'
+import type { HttpRequestSpec } from './load.js'
+
+/*
+ * The scenarios of the benchmark. Each load scenario is a list of varied requests drawn from the catalogue itself;
+ * every request carries its floor: the SQL the service sends for it (page and count), run straight through the
+ * driver. Each one-shot scenario (a write, an import, a refresh) runs the service's code against the bare
+ * statement that does the same work.
+ */
+
+export interface BenchRequest {
+  readonly http: HttpRequestSpec
+  readonly floor: (db: Database) => Promise<unknown>
+}
+
+export interface LoadScenario {
+  readonly type: 'load'
+  readonly id: string
+  readonly title: string
+  /** The target's p99 latency, in milliseconds. */
+  readonly p99Target: number
+  /** The target's throughput as a share of the floor's (0.85: at least 85 % of it). */
+  readonly ratioTarget?: number
+  readonly requests: readonly BenchRequest[]
+}
+
+export interface OneShotScenario {
+  readonly type: 'once'
+  readonly id: string
+  readonly title: string
+  /** At most this many times the floor's duration. */
+  readonly ratioTarget: number
+  /** The service's side: over HTTP (needs the service running) or its own code in this process. */
+  readonly side: 'http' | 'local'
+  /** Each returns the rows it wrote; `run` is the run's number, so repeated runs can vary their input. */
+  readonly service: (target: { readonly baseUrl?: string; readonly db?: Database }, run: number) => Promise<number>
+  readonly floor: (db: Database, run: number) => Promise<number>
+}
+
+export type Scenario = LoadScenario | OneShotScenario
+
+type AnyDb = Kysely<any>
+
+/** Runs compiled queries one after the other, as the service does for one request. */
+const runCompiled =
+  (...queries: CompiledQuery[]) =>
+  async (db: Database) => {
+    for (const query of queries) await db.read.executeQuery(query)
+  }
+
+async function column<T = string>(db: AnyDb, query: string, parameters: unknown[] = []): Promise<T[]> {
+  const result = await db.executeQuery<{ value: T }>(CompiledQuery.raw(query, parameters))
+  return result.rows.map((row) => row.value)
+}
+
+/**
+ * Substrings that each `low`–`high` rows of a table carry: whole values of a text column, or else their first 6,
+ * 5 or 4 characters, whichever first gives enough of them. Columns are tried in order.
+ */
+async function selectiveValues(
+  db: AnyDb,
+  table: string,
+  columns: readonly (readonly [filter: string, column: string])[],
+  low: number,
+  high: number,
+): Promise<{ filter: string; values: string[] }> {
+  let best = { filter: '', values: [] as string[] }
+  for (const [filter, name] of columns) {
+    for (const piece of [name, `left(${name}, 6)`, `left(${name}, 5)`, `left(${name}, 4)`]) {
+      const values = await column(
+        db,
+        `SELECT value FROM (SELECT ${piece} AS value, count(*) AS n FROM ${table}
+          WHERE ${name} IS NOT NULL GROUP BY 1) counted
+         WHERE n BETWEEN $1 AND $2 AND length(trim(value)) >= 3 ORDER BY md5(value) LIMIT 40`,
+        [low, high],
+      )
+      if (values.length > best.values.length) best = { filter, values }
+      if (best.values.length >= 20) return best
+    }
+  }
+  if (best.values.length === 0) throw new Error(`${table}: no selective filter value found`)
+  return best
+}
+
+/** A few hundred matview rows each (scaled down on a small catalogue). */
+const matviewSelective = (db: AnyDb, kind: Kind, scale: number) =>
+  selectiveValues(
+    db,
+    kind.matview,
+    kind.filters.flatMap((filter) =>
+      filter.match === 'substring' ? [[filter.name, filter.attribute.column] as const] : [],
+    ),
+    Math.max(1, Math.round(scale / 10_000)),
+    Math.max(20, Math.round(scale / 1_000)),
+  )
+
+/** The count's value, once, to know which page query the service sends for a filtered search. */
+const counted = new Map<string, Promise<number>>()
+function countOf(db: AnyDb, query: CompiledQuery): Promise<number> {
+  const key = JSON.stringify([query.sql, query.parameters])
+  let count = counted.get(key)
+  if (!count) {
+    count = db.executeQuery<{ count: number | string }>(query).then(({ rows }) => Number(rows[0]?.count ?? 0))
+    counted.set(key, count)
+  }
+  return count
+}
+
+async function searchRequest(
+  db: AnyDb,
+  kind: Kind,
+  byPriceList: boolean,
+  filters: FilterValues,
+  page = 0,
+): Promise<BenchRequest> {
+  const request = { byPriceList, filters: readPrescription(kind, filters), page: { page, size: 10, sort: [] } }
+  let queries = buildSearchQuery(db, kind, request)
+  if (activeFilters(kind, request.filters).length > 0) {
+    const fenced = (await countOf(db, queries.count.compile())) <= FENCED_MATCHES
+    queries = buildSearchQuery(db, kind, request, { fenced })
+  }
+  return {
+    http: {
+      method: 'POST',
+      path: `/api/v2/good/nomenclature/search/${kind.path}?page=${page}&size=10`,
+      body: { byPriceList, ...filters },
+    },
+    floor: runCompiled(queries.page.compile(), queries.count.compile()),
+  }
+}
+
+const listingTimezone = loadConfig({}).businessTimezone
+
+async function listingRequest(
+  db: AnyDb,
+  filter: GlassPriceFilter,
+  sortColumn: SortColumn,
+  sortDirection: SortDirection,
+  page: number,
+): Promise<BenchRequest> {
+  const request = { filter, page: { page, size: 20, sort: [] }, sortColumn, sortDirection, timezone: listingTimezone }
+  const fenced = (await countOf(db, buildListingQueries(db as never, request).count.compile())) <= FENCED_MATCHES
+  const queries = buildListingQueries(db as never, request, { fenced })
+  const query = new URLSearchParams({
+    ...(filter as Record<string, string>),
+    sortColumn,
+    sortDirection,
+    page: String(page),
+    size: '20',
+  })
+  return {
+    http: { method: 'GET', path: `/api/v2/glasses/prices/list?${query}` },
+    floor: runCompiled(queries.page.compile(), queries.count.compile()),
+  }
+}
+
+/** Two-letter pieces of a column's values: unselective substrings. */
+async function twoLetterPieces(db: AnyDb, kind: Kind, columnName: string): Promise<string[]> {
+  const values = await column(
+    db,
+    `SELECT DISTINCT ${columnName} AS value FROM ${kind.matview} WHERE ${columnName} IS NOT NULL`,
+  )
+  const pieces = new Set<string>()
+  for (const value of values.sort()) {
+    const letters = value.toLowerCase().replace(/[^\p{L}]/gu, '')
+    if (letters.length >= 2) pieces.add(letters.slice(0, 2))
+    if (pieces.size >= 8) break
+  }
+  return [...pieces]
+}
+
+export interface ScenarioSetup {
+  readonly db: Database
+  /** SKUs per kind the catalogue was loaded with. */
+  readonly scale: number
+  /** A scratch directory for the import's file. */
+  readonly workDir: string
+}
+
+/** Builds every scenario from the catalogue as loaded. */
+export async function buildScenarios(setup: ScenarioSetup): Promise<Scenario[]> {
+  const { db, scale } = setup
+  const read = db.read as AnyDb
+  const scenarios: Scenario[] = []
+
+  // (a) Selective searches: a value a few hundred SKUs carry, searched as a case-insensitive substring.
+  for (const kind of [glasses, lenses]) {
+    const { filter, values } = await matviewSelective(read, kind, scale)
+    for (const byPriceList of [false, true]) {
+      scenarios.push({
+        type: 'load',
+        id: `a-${kind.path}-${byPriceList ? 'price-list' : 'matview'}`,
+        title: `(a) ${kind.path}, selective ${filter} substring, ${byPriceList ? 'price-list' : 'matview'} mode`,
+        p99Target: 25,
+        ratioTarget: 0.85,
+        requests: await Promise.all(
+          values.map((value) => searchRequest(read, kind, byPriceList, { [filter]: value.toLowerCase() })),
+        ),
+      })
+    }
+  }
+
+  // (b) Unselective searches: no filter, or a two-letter substring of the manufacturer; the exact total.
+  for (const kind of [glasses, lenses]) {
+    const pieces = await twoLetterPieces(read, kind, 'manufacturer')
+    const filters: FilterValues[] = [{}, ...pieces.map((piece) => ({ manufacturer: piece }))]
+    scenarios.push({
+      type: 'load',
+      id: `b-${kind.path}`,
+      title: `(b) ${kind.path}, unselective: no filter or a two-letter manufacturer substring, pages 0–4`,
+      p99Target: 50,
+      ratioTarget: 1,
+      requests: await Promise.all(
+        filters.flatMap((f) => [0, 1, 2, 3, 4].map((page) => searchRequest(read, kind, false, f, page))),
+      ),
+    })
+  }
+
+  // (c) Lenses by refraction index and diameter; by prescription.
+  const pairs = await db.read.executeQuery<{ index: string; diameter: string }>(
+    CompiledQuery.raw(
+      `SELECT DISTINCT refraction_index::text AS index, diameter::text AS diameter FROM ${lenses.matview}
+        WHERE refraction_index IS NOT NULL AND diameter IS NOT NULL ORDER BY 1, 2 LIMIT 40`,
+    ),
+  )
+  scenarios.push({
+    type: 'load',
+    id: 'c-lenses-index-diameter',
+    title: '(c) lenses by refraction index and diameter',
+    p99Target: 50,
+    requests: await Promise.all(
+      pairs.rows.map((pair) =>
+        searchRequest(read, lenses, false, { refractionIndex: Number(pair.index), diameter: Number(pair.diameter) }),
+      ),
+    ),
+  })
+  const prescriptions: FilterValues[] = []
+  for (let sphere = -8; sphere <= 6; sphere += 1.75) {
+    for (const cylinder of [0, -0.75, -2]) prescriptions.push({ sphere, cylinder })
+  }
+  scenarios.push({
+    type: 'load',
+    id: 'c-lenses-prescription',
+    title: '(c) lenses by prescription (sphere and cylinder)',
+    p99Target: 50,
+    requests: await Promise.all(prescriptions.map((filters) => searchRequest(read, lenses, false, filters))),
+  })
+
+  // (d) The glass price list: a selective model substring, a brand (a thirtieth of the list), with and without a
+  // price band; each sort column both ways.
+  const models = await selectiveValues(
+    read,
+    'glasses_price',
+    [['model', 'model']],
+    Math.max(1, Math.round(scale / 20_000)),
+    Math.max(20, Math.round(scale / 2_000)),
+  )
+  const brands = await column(read, 'SELECT DISTINCT brand AS value FROM glasses_price ORDER BY 1 LIMIT 10')
+  const filters: GlassPriceFilter[] = [
+    ...models.values.slice(0, 20).map((model) => ({ model: model.toLowerCase() })),
+    ...brands.map((brand) => ({ brand: brand.toLowerCase() })),
+    ...brands.map((brand) => ({ brand: brand.toLowerCase(), priceFrom: '5000', priceTo: '15000' })),
+  ]
+  const sortColumns: SortColumn[] = ['ID', 'PARAMETERS', 'PRICE', 'PURCHASE']
+  const listings = await Promise.all(
+    filters.flatMap((filter, index) =>
+      (['ASC', 'DESC'] as const).map((direction) =>
+        listingRequest(read, filter, sortColumns[index % sortColumns.length] as SortColumn, direction, 0),
+      ),
+    ),
+  )
+  scenarios.push({
+    type: 'load',
+    id: 'd-listing',
+    title: '(d) glass price list: a model substring, or a brand with or without a price band; every sort both ways',
+    p99Target: 25,
+    ratioTarget: 0.85,
+    requests: listings,
+  })
+
+  // (e) Read by id.
+  const ids = await column<number>(read, 'SELECT id AS value FROM glasses_price ORDER BY md5(id::text) LIMIT 500')
+  scenarios.push({
+    type: 'load',
+    id: 'e-read-by-id',
+    title: '(e) glass price entry by id',
+    p99Target: 25,
+    ratioTarget: 0.85,
+    requests: ids.map((id) => ({
+      http: { method: 'GET', path: `/api/v2/glasses/prices/${id}` },
+      floor: async (database: Database) => findGlassPrice(database.primary, String(id)),
+    })),
+  })
+
+  // (i) Facets of lens searches; suggestions of frame brands.
+  const lensSelective = await matviewSelective(read, lenses, scale)
+  const facetFilters: FilterValues[] = [
+    {},
+    ...lensSelective.values.slice(0, 10).map((value) => ({ [lensSelective.filter]: value.toLowerCase() })),
+    ...pairs.rows.slice(0, 10).map((pair) => ({ refractionIndex: Number(pair.index) })),
+  ]
+  scenarios.push({
+    type: 'load',
+    id: 'i-facets',
+    title: '(i) lens facets: no filter, a selective substring, a refraction index',
+    p99Target: 50,
+    requests: facetFilters.map((filters) => ({
+      http: {
+        method: 'POST',
+        path: `/api/v2/good/nomenclature/search/${lenses.path}/facets`,
+        body: { byPriceList: false, ...filters },
+      },
+      floor: async (database: Database) => searchFacets(database.read, lenses, { byPriceList: false, filters }),
+    })),
+  })
+  const brandNames = await column(
+    read,
+    `SELECT DISTINCT brand AS value FROM ${glasses.matview} WHERE brand IS NOT NULL`,
+  )
+  const prefixes = [...new Set(brandNames.map((brand) => brand.slice(0, 3).toLowerCase()))].slice(0, 40)
+  scenarios.push({
+    type: 'load',
+    id: 'i-suggest',
+    title: '(i) frame brand suggestions for a typed prefix',
+    p99Target: 50,
+    requests: prefixes.map((prefix) => ({
+      http: {
+        method: 'GET',
+        path: `/api/v2/good/nomenclature/suggest?kind=glasses&field=brand&byPriceList=false&q=${encodeURIComponent(prefix)}`,
+      },
+      // What a direct implementation would send: the prefix's values, most frequent first.
+      floor: async (database: Database) =>
+        sql`SELECT brand AS value, count(*) AS count FROM ${sql.table(glasses.matview)}
+            WHERE optics_norm(brand) LIKE optics_norm(${prefix}) || '%'
+            GROUP BY brand ORDER BY count(*) DESC, brand LIMIT 10`.execute(database.read),
+    })),
+  })
+
+  scenarios.push(await bulkChangeScenario(db))
+  scenarios.push(await importScenario(setup))
+  scenarios.push(refreshScenario())
+  return scenarios
+}
+
+/** (f) A bulk change of up to 100,000 entries: retail = purchase × coefficient over a purchase-price band. */
+async function bulkChangeScenario(db: Database): Promise<OneShotScenario> {
+  const { rows } = await sql<{ count: number; upper: string | null }>`
+    SELECT count(*) AS count, max(purchase)::text AS upper FROM (
+      SELECT purchase FROM glasses_price WHERE purchase >= 1 ORDER BY purchase
+      LIMIT greatest(1, least(100000, (SELECT count(*) / 2 FROM glasses_price)))) band`.execute(db.primary)
+  const upper = rows[0]?.upper ?? '1'
+  // Each execution, of either side, sets a coefficient other than the previous one's: every entry of the band changes.
+  // (Starting from whichever of the two the band holds now, so a run after an earlier one changes rows too.)
+  const { rows: holding } = await sql<{ at: boolean }>`
+    SELECT coalesce(bool_and(price = round(purchase * 1.5, 0)), false) AS at FROM (
+      SELECT price, purchase FROM glasses_price WHERE purchase BETWEEN 1 AND ${upper}::numeric LIMIT 100) sample`.execute(
+    db.primary,
+  )
+  let executions = holding[0]?.at ? 1 : 0
+  const coefficient = () => (executions++ % 2 === 0 ? '1.5' : '1.6')
+  return {
+    type: 'once',
+    id: 'f-bulk-change',
+    title: `(f) bulk price change of the entries with purchase 1–${upper} (retail = purchase × k, whole roubles)`,
+    ratioTarget: 1.5,
+    side: 'http',
+    async service({ baseUrl }) {
+      const response = await fetch(`${baseUrl}/api/v2/glasses/prices/list`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          priceFrom: 1,
+          priceTo: upper,
+          priceTypeBase: 'PURCHASE',
+          priceTypeChange: 'RETAIL',
+          coefficient: coefficient(),
+          round: 'WHOLE',
+        }),
+      })
+      if (response.status !== 200) throw new Error(`bulk change answered ${response.status}: ${await response.text()}`)
+      return Number(response.headers.get('x-changed-count'))
+    },
+    async floor(database) {
+      const k = coefficient()
+      const result = await sql`
+        UPDATE glasses_price SET price = round(purchase * ${k}::numeric, 0), updated_at = now(), version = version + 1
+        WHERE purchase BETWEEN 1 AND ${upper}::numeric AND price IS DISTINCT FROM round(purchase * ${k}::numeric, 0)`.execute(
+        database.primary,
+      )
+      return Number(result.numAffectedRows ?? 0)
+    },
+  }
+}
+
+/**
+ * (g) The lens nomenclature (every SKU) exported to CSV and imported back with `replace`, as `cli import` does;
+ * the floor deletes the rows and COPYs the same rows, converted to COPY text beforehand.
+ */
+async function importScenario(setup: ScenarioSetup): Promise<OneShotScenario> {
+  const { db, workDir } = setup
+  const csvFile = `${workDir}/lenses-goods.csv`
+  const copyFile = `${workDir}/lenses-goods.copy`
+  const columns = transferColumns(lenses, 'goods')
+  const out = createWriteStream(csvFile)
+  const rows = await exportTable(db.read as AnyDb, lenses, 'goods', out)
+  out.end()
+  await finished(out)
+
+  // The same rows as COPY text, so the floor pays for nothing but the database's work.
+  const reader = await openCsv(createReadStream(csvFile))
+  const copyOut = createWriteStream(copyFile)
+  let header = true
+  for await (const batch of reader.batches) {
+    const records = header ? batch.slice(1) : batch
+    header = false
+    const text = copyText(records.map((record) => record.fields.map((field) => (field === '' ? null : field))))
+    if (!copyOut.write(text)) await new Promise<void>((resolve) => copyOut.once('drain', () => resolve()))
+  }
+  copyOut.end()
+  await finished(copyOut)
+
+  const importOnce = async (database: Database) => {
+    const result = await importCsv(database, lenses, 'goods', createReadStream(csvFile), {
+      replace: true,
+      rebuildIndexes: true,
+      refresh: 'none',
+    })
+    if (result.problemCount > 0) throw new Error(`the import found problems: ${JSON.stringify(result.problems)}`)
+    return result.written
+  }
+  return {
+    type: 'once',
+    id: 'g-import',
+    title: `(g) import of ${rows.toLocaleString('en-US')} lens SKUs from CSV, replacing the nomenclature`,
+    ratioTarget: 1.5,
+    side: 'local',
+    service: async ({ db: database }) => importOnce(database as Database),
+    floor: (database) =>
+      database.rawTransaction(async (client) => {
+        await client.query(`DELETE FROM ${lenses.skuTable}`)
+        return client.copyRows(
+          lenses.skuTable,
+          columns.map((c) => c.column),
+          createReadStream(copyFile, { encoding: 'utf8' }),
+        )
+      }),
+  }
+}
+
+/** (h) The lens matview rebuilt as the service does it (CONCURRENTLY, readers undisturbed) against a bare REFRESH. */
+function refreshScenario(): OneShotScenario {
+  const count = async (database: Database) => {
+    const { rows } = await sql<{ count: number }>`SELECT count(*) AS count FROM ${sql.table(lenses.matview)}`.execute(
+      database.primary,
+    )
+    return Number(rows[0]?.count ?? 0)
+  }
+  return {
+    type: 'once',
+    id: 'h-refresh',
+    title: '(h) refresh of the lens matview: the service’s REFRESH … CONCURRENTLY against a bare REFRESH',
+    ratioTarget: 1.5,
+    side: 'local',
+    async service({ db: database }) {
+      await refreshMatview((database as Database).primary, lenses, { concurrently: true })
+      return count(database as Database)
+    },
+    async floor(database) {
+      await sql`REFRESH MATERIALIZED VIEW ${sql.table(lenses.matview)}`.execute(database.primary)
+      return count(database)
+    },
+  }
+}

@@ -1,0 +1,119 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+/** Compiles the service as `npm start` does (incrementally: seconds when nothing changed). */
+export function buildService(): void {
+  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: root,
+    stdio: 'inherit',
+  })
+}
+
+/*
+ * The service under test, in its own process, started the way `npm start` starts it (compiled), on a free
+ * loopback port, with its pool sized to the benchmark's concurrency. The background matview refresh is off, so a
+ * write scenario cannot slow the scenarios after it; the refresh is measured on its own.
+ */
+
+export interface Service {
+  readonly baseUrl: string
+  /** The process's peak resident set so far (VmHWM), in MiB; null where /proc is not available. */
+  peakRssMiB(): number | null
+  stop(): Promise<void>
+}
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
+    })
+  })
+}
+
+function peakRss(child: ChildProcess): number | null {
+  try {
+    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8')
+    const match = /^VmHWM:\s+(\d+) kB/m.exec(status)
+    return match ? Math.round(Number(match[1]) / 1024) : null
+  } catch {
+    return null
+  }
+}
+
+export async function startService(database: {
+  readonly url?: string
+  readonly dataDir?: string
+  readonly poolSize: number
+  /** The service's RESULT_CACHE: `off` measures every request computed afresh. */
+  readonly caches?: 'on' | 'off'
+}): Promise<Service> {
+  const port = await freePort()
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DEMO_DATA: 'false',
+    LOG_LEVEL: 'warn',
+    MATVIEW_REFRESH: 'off',
+    RATE_LIMIT_MAX: '0',
+    AUTH_MODE: 'none',
+    REQUEST_TIMEOUT_MS: '0',
+    DATABASE_STATEMENT_TIMEOUT_MS: '0',
+    DATABASE_POOL_SIZE: String(database.poolSize),
+    RESULT_CACHE: database.caches ?? 'on',
+  }
+  delete env.DATABASE_URL
+  delete env.DATABASE_READ_URL
+  if (database.url) env.DATABASE_URL = database.url
+  else if (database.dataDir) env.DATA_DIR = database.dataDir
+
+  // BENCH_SERVICE_NODE_ARGS: extra Node options for the service, e.g. `--cpu-prof --cpu-prof-dir=profiles`.
+  const nodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean)
+  const child = spawn(process.execPath, [...nodeArgs, '--enable-source-maps', 'dist/src/server.js'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  let stderr = ''
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-4000)
+  })
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const baseUrl = `http://127.0.0.1:${port}`
+
+  const deadline = Date.now() + 120_000
+  for (;;) {
+    const early = await Promise.race([exited, new Promise<'running'>((resolve) => setTimeout(resolve, 200, 'running'))])
+    if (early !== 'running') throw new Error(`the service exited (${early}) before it was ready: ${stderr.trim()}`)
+    try {
+      const response = await fetch(`${baseUrl}/actuator/health/readiness`)
+      if (response.ok) break
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL')
+      throw new Error(`the service was not ready within 120 s: ${stderr.trim()}`)
+    }
+  }
+
+  return {
+    baseUrl,
+    peakRssMiB: () => peakRss(child),
+    async stop() {
+      if (child.exitCode !== null) return
+      child.kill('SIGTERM')
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
+      await exited
+      clearTimeout(timer)
+    },
+  }
+}

@@ -1,0 +1,139 @@
+import { type Kysely, type RawBuilder, sql } from 'kysely'
+import { invalidField } from '../http/problem.js'
+import { dataVersionSql } from './catalog-state.js'
+import { normaliseKeyText } from './demo-generator.js'
+import { facetFields } from './facets.js'
+import type { Kind } from './kind.js'
+import type { ResultCache } from './result-cache.js'
+import { fieldSql } from './search-query.js'
+
+/*
+ * Suggestions for what an optician types into one field: the field's values that start with it first, then
+ * those that contain it, then, so that a typo ("essilr") still finds "Essilor", those similar to it by trigrams
+ * (pg_trgm's measure). Each with how many items have it. The distinct values of a field are read once per data
+ * version (one GROUP BY) and kept in the result cache, so each keystroke is answered from memory.
+ */
+
+export const MAX_SUGGESTIONS = 10
+/** pg_trgm's default `similarity_threshold`. */
+export const SIMILARITY_THRESHOLD = 0.3
+
+export type SuggestionMatch = 'prefix' | 'substring' | 'similar'
+
+export interface Suggestion {
+  readonly value: string
+  readonly count: number
+  readonly match: SuggestionMatch
+}
+
+interface FieldValue {
+  readonly value: string
+  readonly normalised: string
+  readonly count: number
+}
+
+/**
+ * The trigrams of a text as pg_trgm forms them: each word (letters and digits) padded with two spaces before and
+ * one after, cut into every three-character window; as a set.
+ */
+export function trigrams(normalised: string): Set<string> {
+  const grams = new Set<string>()
+  for (const word of normalised.split(/[^\p{L}\p{N}]+/u)) {
+    if (word === '') continue
+    const padded = `  ${word} `
+    for (let index = 0; index + 3 <= padded.length; index++) grams.add(padded.slice(index, index + 3))
+  }
+  return grams
+}
+
+/** pg_trgm's `similarity`: shared trigrams over all distinct trigrams of both. */
+export function similarity(a: Set<string>, b: Set<string>): number {
+  if (a.size === 0 || b.size === 0) return 0
+  let shared = 0
+  for (const gram of a) if (b.has(gram)) shared++
+  return shared / (a.size + b.size - shared)
+}
+
+/** The text fields a kind can suggest in a mode. */
+export function suggestableFields(kind: Kind, byPriceList: boolean): string[] {
+  return facetFields(kind, byPriceList).text.map((field) => field.name)
+}
+
+async function fieldValues(
+  db: Kysely<any>,
+  kind: Kind,
+  byPriceList: boolean,
+  column: RawBuilder<unknown>,
+  fieldName: string,
+  cache?: ResultCache,
+): Promise<FieldValue[]> {
+  const reads = byPriceList ? 'both' : 'matview'
+  const from = byPriceList ? sql`${sql.table(kind.priceTable)} AS e` : sql`${sql.table(kind.matview)} AS m`
+  const compute = async () => {
+    const { rows } = await sql<{ value: string; count: number | string; version: string | null }>`
+      SELECT ${column} AS value, count(*) AS count, ${dataVersionSql(kind, reads)} AS version
+      FROM ${from} WHERE ${column} IS NOT NULL GROUP BY ${column}`.execute(db)
+    return {
+      value: rows.map((row) => ({
+        value: row.value,
+        normalised: normaliseKeyText(row.value),
+        count: Number(row.count),
+      })),
+      version: rows[0]?.version ?? null,
+    }
+  }
+  if (!cache?.enabled) return (await compute()).value
+  const { rows } = await sql<{ version: string | null }>`SELECT ${dataVersionSql(kind, reads)} AS version`.execute(db)
+  return cache.getOrCompute(JSON.stringify(['suggest', kind.path, byPriceList, fieldName]), rows[0]?.version, compute)
+}
+
+const byCount = (a: FieldValue, b: FieldValue) =>
+  b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0)
+
+/** The suggestions for `query` in a kind's text field; 400 naming `field` or `q` when they are unusable. */
+export async function suggest(
+  db: Kysely<any>,
+  kind: Kind,
+  request: { readonly field: string; readonly q: string; readonly byPriceList: boolean; readonly limit?: number },
+  cache?: ResultCache,
+): Promise<Suggestion[]> {
+  const field = kind.itemFields.find((candidate) => candidate.name === request.field)
+  const column = field && field.type === 'text' ? fieldSql(field, request.byPriceList) : null
+  if (!field || !column) {
+    throw invalidField(
+      'field',
+      `'${request.field}' is not a text field of ${kind.path}${request.byPriceList ? ' price-list entries' : ''}; ` +
+        `allowed: ${suggestableFields(kind, request.byPriceList).join(', ')}`,
+    )
+  }
+  const query = normaliseKeyText(request.q)
+  if (query === '') throw invalidField('q', 'must not be blank')
+  const limit = Math.min(request.limit ?? MAX_SUGGESTIONS, MAX_SUGGESTIONS)
+  const values = await fieldValues(db, kind, request.byPriceList, column, field.name, cache)
+
+  const prefix: FieldValue[] = []
+  const substring: FieldValue[] = []
+  const others: FieldValue[] = []
+  for (const value of values) {
+    if (value.normalised.startsWith(query)) prefix.push(value)
+    else if (value.normalised.includes(query)) substring.push(value)
+    else others.push(value)
+  }
+  const found: Suggestion[] = [
+    ...prefix.sort(byCount).map((value) => ({ value: value.value, count: value.count, match: 'prefix' as const })),
+    ...substring
+      .sort(byCount)
+      .map((value) => ({ value: value.value, count: value.count, match: 'substring' as const })),
+  ].slice(0, limit)
+  if (found.length < limit) {
+    const wanted = trigrams(query)
+    const similar = others
+      .map((value) => ({ value, score: similarity(wanted, trigrams(value.normalised)) }))
+      .filter(({ score }) => score >= SIMILARITY_THRESHOLD)
+      .sort((a, b) => b.score - a.score || byCount(a.value, b.value))
+    for (const { value } of similar.slice(0, limit - found.length)) {
+      found.push({ value: value.value, count: value.count, match: 'similar' })
+    }
+  }
+  return found
+}

@@ -1,0 +1,69 @@
+import { glasses } from '../catalog/kinds.js'
+import type { Database, RawClient } from '../db/database.js'
+import { type ImportResult, type ImportSource, importCsv } from '../transfer/csv-import.js'
+
+/*
+ * A CSV upload of the glass price list, recorded in the history: the whole import is one change (batch) with
+ * action IMPORT, holding one row per imported entry and field (old value NULL) and, with `replace`, one per
+ * deleted entry and field (new value NULL). Reverting the batch deletes what the file added and restores what it
+ * replaced, as for any other change.
+ */
+
+export interface GlassPriceImportOptions {
+  readonly user: string
+  readonly replace?: boolean
+  readonly dryRun?: boolean
+}
+
+export interface GlassPriceImportResult extends ImportResult {
+  /** The history change (batch) of the import; null when nothing was written. */
+  readonly batch: number | null
+}
+
+/** The history rows of entries, one per field, with the entry's values on the `side` given and NULL on the other. */
+function historyRowsSql(side: 'old' | 'new', where: string): string {
+  const [oldValue, newValue] = side === 'old' ? ['f.value', 'NULL'] : ['NULL', 'f.value']
+  return `INSERT INTO glass_price_change_row (change_id, entry_id, field, old_value, new_value)
+    SELECT $1, e.id, f.field, ${oldValue}, ${newValue}
+    FROM glasses_price e
+    CROSS JOIN LATERAL (VALUES ('manufacturer', e.manufacturer), ('brand', e.brand), ('model', e.model),
+      ('price', e.price::text), ('purchase', e.purchase::text)) AS f (field, value)
+    WHERE ${where}`
+}
+
+/**
+ * Imports a CSV file into the glass price list in one transaction, with its history batch and the user as the
+ * entries' last editor. Problems are returned (nothing written), as by {@link importCsv}.
+ */
+export async function importGlassPrices(
+  db: Database,
+  source: ImportSource,
+  options: GlassPriceImportOptions,
+): Promise<GlassPriceImportResult> {
+  let batch: number | null = null
+  const openBatch = async (client: RawClient) => {
+    if (batch !== null) return batch
+    const [row] = await client.query<{ id: number | string }>(
+      `INSERT INTO glass_price_change (action, created_by, parameters) VALUES ('IMPORT', $1, $2::jsonb) RETURNING id`,
+      [options.user, JSON.stringify({ replace: options.replace ?? false })],
+    )
+    batch = Number(row?.id)
+    return batch
+  }
+  const result = await importCsv(db, glasses, 'prices', source, {
+    replace: options.replace ?? false,
+    dryRun: options.dryRun ?? false,
+    fixed: { updated_by: options.user },
+    beforeWrite: async ({ client }) => {
+      // The entries a replace deletes keep their values in the batch, so reverting it brings them back.
+      if (options.replace) await client.query(historyRowsSql('old', 'true'), [await openBatch(client)])
+    },
+    inTransaction: async ({ client, lastIdBefore, written, deleted }) => {
+      const id = await openBatch(client)
+      await client.query(historyRowsSql('new', 'e.id > $2'), [id, lastIdBefore])
+      await client.query('UPDATE glass_price_change SET changed_count = $2 WHERE id = $1', [id, written + deleted])
+    },
+  })
+  const wrote = result.problemCount === 0 && !result.dryRun
+  return { ...result, batch: wrote ? batch : null }
+}

@@ -1,0 +1,263 @@
+import assert from 'node:assert/strict'
+import { after, before, beforeEach, describe, test } from 'node:test'
+import ExcelJS from 'exceljs'
+import type { FastifyInstance } from 'fastify'
+import {
+  changeCount,
+  clearGlassPrices,
+  numberedEntries,
+  pricesPath,
+  seedEntries,
+  storedEntries,
+} from '../../test/fixtures/glass-prices.js'
+import { buildTestApp, eachDatabase } from '../../test/harness.js'
+import { glassPricePages } from './glass-price-repository.js'
+import { SORT_COLUMNS, SORT_DIRECTIONS } from './glass-price-schemas.js'
+
+/* The glass price list as files over HTTP: CSV upload with its history batch, and CSV / XLSX download. */
+
+const csv = (...lines: string[]) => `${lines.join('\n')}\n`
+const header = 'manufacturer,brand,model,price,purchase'
+
+eachDatabase('glass price list: upload and download', (ctx) => {
+  let app: FastifyInstance
+  before(async () => {
+    app = await buildTestApp(ctx.db, { IMPORT_BODY_LIMIT: '4096' })
+  })
+  after(() => app?.close())
+  beforeEach(() => clearGlassPrices(ctx.db))
+
+  const upload = (body: string | Buffer, query = '', contentType = 'text/csv') =>
+    app.inject({
+      method: 'POST',
+      url: `${pricesPath}/import${query}`,
+      headers: { 'content-type': contentType },
+      payload: body,
+    })
+  const download = (query = '') => app.inject({ method: 'GET', url: `${pricesPath}/export${query}` })
+  const stored = async () =>
+    (await storedEntries(ctx.db)).map((e) => [e.manufacturer, e.brand, e.model, e.price, e.purchase, e.updated_by])
+
+  describe('upload', () => {
+    test('a valid file is added in one history batch, with the uploader as the last editor', async () => {
+      await seedEntries(ctx.db, numberedEntries('Old', 1))
+      const response = await upload(
+        csv(header, 'Luxottica,Ray-Ban,RB5154,12990.00,6500', '"Safilo, S.p.A.",Carrera,CA 8862,11990.5,4800.00'),
+      )
+      assert.equal(response.statusCode, 200, response.body)
+      const result = response.json()
+      assert.deepEqual(
+        { ...result, batch: typeof result.batch },
+        { rows: 2, written: 2, deleted: 0, dryRun: false, delimiter: ',', batch: 'number' },
+      )
+      assert.deepEqual((await stored()).slice(1), [
+        ['Luxottica', 'Ray-Ban', 'RB5154', '12990.00', '6500.00', 'anonymous'],
+        ['Safilo, S.p.A.', 'Carrera', 'CA 8862', '11990.50', '4800.00', 'anonymous'],
+      ])
+      const changes = (await app.inject({ method: 'GET', url: `${pricesPath}/changes` })).json().content
+      assert.equal(changes[0].id, result.batch)
+      assert.equal(changes[0].action, 'IMPORT')
+      assert.equal(changes[0].changedCount, 2)
+      const ids = (await storedEntries(ctx.db)).slice(1).map((e) => e.id)
+      const history = (await app.inject({ method: 'GET', url: `${pricesPath}/${ids[1]}/history` })).json()
+      assert.equal(history.content[0].batch, result.batch)
+      assert.deepEqual(
+        history.content[0].changes.find((c: { field: string }) => c.field === 'price'),
+        { field: 'price', oldValue: null, newValue: 11990.5 },
+      )
+    })
+
+    test('reverting the batch removes exactly what the file added', async () => {
+      await seedEntries(ctx.db, numberedEntries('Keep', 2))
+      const before = await stored()
+      const result = (await upload(csv(header, 'A,B,C,1,1', 'A,B,D,2,2'))).json()
+      const revert = await app.inject({ method: 'POST', url: `${pricesPath}/changes/${result.batch}/revert` })
+      assert.equal(revert.statusCode, 200, revert.body)
+      assert.equal(revert.json().restoredCount, 2)
+      assert.deepEqual(await stored(), before)
+    })
+
+    test('replace=true swaps the whole price list, and its revert brings the old list back', async () => {
+      await seedEntries(ctx.db, [
+        { manufacturer: 'Luxottica', brand: 'Ray-Ban', model: 'RB5154', price: 9990, purchase: 5000 },
+        { manufacturer: 'Gone', brand: 'Gone', model: 'Gone 1', price: 100, purchase: 50 },
+      ])
+      const before = await stored()
+      const response = await upload(
+        csv('model;brand;manufacturer;purchase;price', 'RB5154;Ray-Ban;Luxottica;6 500,00;12 990,00'),
+        '?replace=true',
+      )
+      assert.equal(response.statusCode, 200, response.body)
+      assert.equal(response.json().deleted, 2)
+      assert.equal(response.json().delimiter, ';')
+      assert.deepEqual(await stored(), [['Luxottica', 'Ray-Ban', 'RB5154', '12990.00', '6500.00', 'anonymous']])
+      const revert = await app.inject({
+        method: 'POST',
+        url: `${pricesPath}/changes/${response.json().batch}/revert`,
+      })
+      assert.equal(revert.statusCode, 200, revert.body)
+      assert.equal(revert.json().conflictCount, 0)
+      assert.deepEqual(
+        (await stored()).map((row) => row.slice(0, 5)),
+        before.map((row) => row.slice(0, 5)),
+      )
+    })
+
+    test('a file with problems is a 422 listing each with its line and column, and nothing is written', async () => {
+      await seedEntries(ctx.db, numberedEntries('Keep', 1))
+      const before = await stored()
+      const batches = await changeCount(ctx.db)
+      const response = await upload(csv(header, 'A,B,C,12x,1', 'A,B,D,-5,1', 'A,B,E,1,1', 'a,b,e,2,2'))
+      assert.equal(response.statusCode, 422)
+      assert.match(String(response.headers['content-type']), /^application\/problem\+json/)
+      const problem = response.json()
+      assert.equal(problem.problemCount, 3)
+      assert.deepEqual(
+        problem.problems.map((p: { line: number; column: string | null }) => [p.line, p.column]),
+        [
+          [2, 'price'],
+          [3, 'price'],
+          [5, null],
+        ],
+      )
+      assert.match(problem.detail, /3 problems; nothing was written/)
+      const existing = await upload(csv(header, 'A,B,F,1,1', 'Seed,Keep,Keep 01,1,1'))
+      assert.equal(existing.statusCode, 422)
+      assert.equal(existing.json().problems[0].line, 3)
+      assert.match(existing.json().problems[0].message, /already in the price list/)
+      assert.deepEqual(await stored(), before)
+      assert.equal(await changeCount(ctx.db), batches)
+    })
+
+    test('a wrong header, an empty file and an empty body are 422 problems', async () => {
+      const wrong = await upload(csv('maker,brand,model,price,purchase', 'A,B,C,1,1'))
+      assert.equal(wrong.statusCode, 422)
+      assert.deepEqual(
+        wrong.json().problems.map((p: { column: string }) => p.column),
+        ['maker', 'manufacturer'],
+      )
+      assert.equal((await upload(csv(header))).statusCode, 422)
+      const empty = await upload('')
+      assert.equal(empty.statusCode, 422)
+      assert.match(empty.json().problems[0].message, /empty/)
+      assert.deepEqual(await stored(), [])
+    })
+
+    test('dryRun=true checks the file and writes nothing', async () => {
+      const response = await upload(csv(header, 'A,B,C,1,1'), '?dryRun=true')
+      assert.equal(response.statusCode, 200)
+      assert.deepEqual(response.json(), { rows: 1, written: 0, deleted: 0, dryRun: true, delimiter: ',', batch: null })
+      assert.deepEqual(await stored(), [])
+      assert.equal(await changeCount(ctx.db), 0)
+    })
+
+    test('a JSON body is a 415 naming text/csv; a file over IMPORT_BODY_LIMIT is a 413', async () => {
+      const json = await upload('{"a":1}', '', 'application/json')
+      assert.equal(json.statusCode, 415)
+      assert.equal(json.headers.accept, 'text/csv')
+      assert.match(json.json().detail, /text\/csv/)
+      const big = await upload(
+        csv(header, ...numberedEntries('Big', 250).map((e) => `${e.manufacturer},${e.brand},${e.model},1,1`)),
+      )
+      assert.equal(big.statusCode, 413)
+      assert.match(big.json().detail, /4096 bytes/)
+      assert.deepEqual(await stored(), [])
+    })
+  })
+
+  describe('download', () => {
+    test('CSV export follows the listing filters and sort, with the import columns', async () => {
+      await seedEntries(ctx.db, [
+        { manufacturer: 'Luxottica', brand: 'Ray-Ban', model: 'RB1', price: '300.10', purchase: 150 },
+        { manufacturer: 'Luxottica', brand: 'Oakley', model: 'OX2', price: 100, purchase: 50 },
+        { manufacturer: 'Safilo', brand: 'Carrera', model: 'CA3', price: 200, purchase: 90 },
+      ])
+      const response = await download('?manufacturer=lux&sortColumn=PRICE&sortDirection=DESC')
+      assert.equal(response.statusCode, 200)
+      assert.match(String(response.headers['content-type']), /^text\/csv/)
+      assert.match(String(response.headers['content-disposition']), /attachment; filename="glass-prices-.*\.csv"/)
+      assert.equal(
+        response.body,
+        csv(header, 'Luxottica,Ray-Ban,RB1,300.10,150.00', 'Luxottica,Oakley,OX2,100.00,50.00'),
+      )
+    })
+
+    test('keyset pages give every row once, in the order of each sort column and direction', async () => {
+      // Prices repeat, so most page boundaries fall inside a run of ties.
+      await seedEntries(
+        ctx.db,
+        numberedEntries('Keys', 40).map((e, index) => ({ ...e, price: (index % 3) * 10, purchase: (index % 4) * 5 })),
+      )
+      for (const sortColumn of SORT_COLUMNS) {
+        for (const sortDirection of SORT_DIRECTIONS) {
+          const selection = { filter: {}, sortColumn, sortDirection }
+          const whole: unknown[] = []
+          for await (const page of glassPricePages(ctx.db.read, selection, 1000)) whole.push(...page.map((r) => r.id))
+          const paged: unknown[] = []
+          for await (const page of glassPricePages(ctx.db.read, selection, 7)) paged.push(...page.map((r) => r.id))
+          assert.equal(whole.length, 40)
+          assert.deepEqual(paged, whole, `${sortColumn} ${sortDirection}`)
+          const listed = await app.inject({
+            method: 'GET',
+            url: `${pricesPath}/list?size=40&sortColumn=${sortColumn}&sortDirection=${sortDirection}`,
+          })
+          assert.deepEqual(
+            listed.json().content.map((item: { id: number }) => item.id),
+            whole.map(Number),
+            `the listing's order, ${sortColumn} ${sortDirection}`,
+          )
+        }
+      }
+    })
+
+    test('an export keeps the order and every row, and uploads back unchanged', async () => {
+      const seeded = numberedEntries('Many', 60).map((e, index) => ({ ...e, price: (index % 7) * 10 + 0.5 }))
+      await seedEntries(ctx.db, seeded)
+      const plain = await download('?sortColumn=PRICE')
+      const lines = plain.body.trim().split('\n').slice(1)
+      assert.equal(lines.length, 60)
+      const prices = lines.map((line) => Number(line.split(',')[3]))
+      assert.deepEqual(
+        prices,
+        [...prices].sort((a, b) => a - b),
+      )
+      const excel = await download('?excel=true&sortColumn=PARAMETERS&sortDirection=DESC')
+      assert.ok(excel.rawPayload.subarray(0, 3).equals(Buffer.from([0xef, 0xbb, 0xbf])), 'BOM')
+      assert.match(excel.body, /Seed;Many;Many 60;30,50;3000,00/)
+      const before = await stored()
+      await clearGlassPrices(ctx.db)
+      assert.equal((await upload(excel.rawPayload)).statusCode, 200)
+      assert.deepEqual(
+        (await stored()).map((row) => row.slice(0, 5)).sort(),
+        before.map((row) => row.slice(0, 5)).sort(),
+      )
+    })
+
+    test('XLSX export opens with exceljs with the same rows, prices as numbers', async () => {
+      await seedEntries(ctx.db, numberedEntries('Sheet', 3))
+      const response = await download('?format=xlsx&brand=sheet')
+      assert.equal(response.statusCode, 200)
+      assert.match(String(response.headers['content-type']), /spreadsheetml/)
+      const workbook = new ExcelJS.Workbook()
+      await workbook.xlsx.load(response.rawPayload as never)
+      const sheet = workbook.worksheets[0]
+      assert.ok(sheet)
+      const rows: unknown[][] = []
+      sheet.eachRow((row) => rows.push((row.values as unknown[]).slice(1)))
+      assert.deepEqual(rows, [
+        ['manufacturer', 'brand', 'model', 'price', 'purchase'],
+        ['Seed', 'Sheet', 'Sheet 01', 100, 50],
+        ['Seed', 'Sheet', 'Sheet 02', 200, 100],
+        ['Seed', 'Sheet', 'Sheet 03', 300, 150],
+      ])
+    })
+
+    test('a bad filter is a 400 problem, not a file', async () => {
+      const response = await download('?priceFrom=abc')
+      assert.equal(response.statusCode, 400)
+      assert.match(String(response.headers['content-type']), /^application\/problem\+json/)
+      const reversed = await download('?priceFrom=10&priceTo=5')
+      assert.equal(reversed.statusCode, 400)
+    })
+  })
+})

@@ -1,0 +1,262 @@
+import { createReadStream, createWriteStream } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { PassThrough, Transform } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import Type from 'typebox'
+import { glasses } from '../catalog/kinds.js'
+import { principalName } from '../http/principal.js'
+import { mediaTypeDetail, ProblemError, unprocessable, unsupportedMediaType } from '../http/problem.js'
+import { problemResponses } from '../http/schemas.js'
+import { StringEnum } from '../http/validation.js'
+import { type ExportRow, writeCsv, writeXlsx } from '../transfer/export-writer.js'
+import { transferColumns } from '../transfer/transfer-columns.js'
+import { parseGlassPriceFilter } from './glass-price-filter.js'
+import { importGlassPrices } from './glass-price-import.js'
+import { glassPricePages } from './glass-price-repository.js'
+import {
+  glassPriceFilterQueryProperties,
+  SORT_COLUMNS,
+  SORT_DIRECTIONS,
+  type SortColumn,
+  type SortDirection,
+} from './glass-price-schemas.js'
+
+/*
+ * The glass price list as files: `POST …/import` takes a CSV upload (the CLI import's rules, one history batch),
+ * `GET …/export` gives the listing's selection as CSV or XLSX. Registered as a plugin of its own, so the CSV
+ * body parser serves these routes only.
+ */
+
+const base = '/api/v2/glasses/prices'
+const tags = ['glass price list']
+const CSV_TYPES = ['text/csv', 'application/csv', 'text/plain', 'application/vnd.ms-excel'] as const
+const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'
+/** An import may take longer than an ordinary request; it is bounded by this instead. */
+const IMPORT_HANDLER_TIMEOUT_MS = 15 * 60_000
+
+/** An uploaded CSV body, spooled to a temporary file while it arrives (so the import reads it at disk speed). */
+class SpooledUpload {
+  constructor(
+    readonly directory: string,
+    readonly path: string,
+    readonly bytes: number,
+  ) {}
+}
+
+const tooLarge = (limit: number) =>
+  new ProblemError(
+    413,
+    `The file is larger than ${limit} bytes (IMPORT_BODY_LIMIT); split it or import it with the command line`,
+  )
+
+/** Streams the request body into a temporary file, refusing it past `limit` bytes. */
+async function spool(request: FastifyRequest, payload: NodeJS.ReadableStream, limit: number): Promise<SpooledUpload> {
+  const declared = Number(request.headers['content-length'])
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit)
+  const directory = await mkdtemp(join(tmpdir(), 'optics-upload-'))
+  const path = join(directory, 'upload.csv')
+  let bytes = 0
+  try {
+    await pipeline(
+      payload,
+      new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          bytes += chunk.length
+          done(bytes > limit ? tooLarge(limit) : null, chunk)
+        },
+      }),
+      createWriteStream(path),
+    )
+  } catch (error) {
+    await rm(directory, { recursive: true, force: true })
+    throw error
+  }
+  return new SpooledUpload(directory, path, bytes)
+}
+
+const ImportQuerySchema = Type.Object({
+  replace: Type.Optional(
+    Type.Boolean({ default: false, description: 'true: the file replaces the whole price list (default: appends)' }),
+  ),
+  dryRun: Type.Optional(Type.Boolean({ default: false, description: 'true: check the file, write nothing' })),
+})
+
+const ImportResultSchema = Type.Object(
+  {
+    rows: Type.Integer({ description: 'Data rows in the file' }),
+    written: Type.Integer({ description: 'Entries added (0 on a dry run)' }),
+    deleted: Type.Integer({ description: 'Entries the file replaced (with replace=true; 0 on a dry run)' }),
+    dryRun: Type.Boolean(),
+    delimiter: StringEnum([',', ';'] as const, { description: 'The separator the file uses' }),
+    batch: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'The history change (batch) of the import: revert it with POST …/changes/{batch}/revert',
+    }),
+  },
+  { title: 'Glass price import result' },
+)
+
+const ExportQuerySchema = Type.Object({
+  sortColumn: Type.Optional(StringEnum(SORT_COLUMNS, { description: 'As the listing: ID (default) | PARAMETERS | …' })),
+  sortDirection: Type.Optional(StringEnum(SORT_DIRECTIONS, { description: 'ASC (default) | DESC' })),
+  ...glassPriceFilterQueryProperties,
+  format: Type.Optional(StringEnum(['csv', 'xlsx'] as const, { default: 'csv', description: 'csv (default) or xlsx' })),
+  excel: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description: 'CSV for Excel with Russian settings: `;`, decimal comma and a BOM (ignored for xlsx)',
+    }),
+  ),
+})
+
+/** The file name of an export made today, as the business day counts. */
+function exportFileName(timezone: string, extension: string): string {
+  const day = new Intl.DateTimeFormat('en-CA', { timeZone: timezone }).format(new Date())
+  return `glass-prices-${day}.${extension}`
+}
+
+export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<void> {
+  const limit = app.config.importBodyLimit
+  app.addContentTypeParser([...CSV_TYPES], (request, payload, done) => {
+    spool(request, payload, limit).then(
+      (upload) => done(null, upload),
+      (error: Error) => done(error),
+    )
+  })
+  app.addHook('onResponse', async (request) => {
+    if (request.body instanceof SpooledUpload) await rm(request.body.directory, { recursive: true, force: true })
+  })
+
+  app.post(
+    `${base}/import`,
+    {
+      config: { writesCatalog: true, bodyTypes: ['text/csv'] },
+      bodyLimit: limit,
+      ...(app.config.requestTimeoutMs > 0 ? { handlerTimeout: IMPORT_HANDLER_TIMEOUT_MS } : {}),
+      schema: {
+        tags,
+        operationId: 'importGlassPrices',
+        summary: 'Upload a CSV price list',
+        description:
+          'A CSV file (`text/csv`), UTF-8 with or without a BOM, `,` or `;` (with `;` a decimal comma is accepted), ' +
+          'whose header names the columns `manufacturer`, `brand`, `model`, `price`, `purchase` in any order. ' +
+          'Every row is checked first: any problem → 422 listing the first 100 with line and column, and nothing ' +
+          'is written. A valid file is added (or, with `replace=true`, replaces the price list) in one transaction, ' +
+          'as one history batch that can be reverted. At most IMPORT_BODY_LIMIT bytes.',
+        querystring: ImportQuerySchema,
+        body: {
+          content: {
+            'text/csv': {
+              schema: {
+                description: 'CSV text with a header row',
+                example: 'manufacturer;brand;model;price;purchase\nLuxottica;Ray-Ban;RB5154;12990,00;6500,00\n',
+              },
+            },
+          },
+        },
+        response: {
+          200: ImportResultSchema,
+          ...problemResponses(400, 413, 415, 422, 503),
+        },
+      },
+    },
+    async (request) => {
+      const upload = request.body
+      if (!(upload instanceof SpooledUpload)) {
+        if (upload === undefined && CSV_TYPES.some((type) => request.headers['content-type']?.startsWith(type))) {
+          throw unprocessable('The file is empty; nothing was written', {
+            problemCount: 1,
+            problems: [{ line: 1, column: null, message: 'the file is empty' }],
+          })
+        }
+        throw unsupportedMediaType(mediaTypeDetail(request), ['text/csv'])
+      }
+      const query = request.query as { replace?: boolean; dryRun?: boolean }
+      const result = await importGlassPrices(app.db, createReadStream(upload.path), {
+        user: principalName(request),
+        replace: query.replace ?? false,
+        dryRun: query.dryRun ?? false,
+      })
+      if (result.problemCount > 0) {
+        const shown =
+          result.problems.length < result.problemCount ? ` (the first ${result.problems.length} listed)` : ''
+        throw unprocessable(
+          `The file has ${result.problemCount} problem${result.problemCount === 1 ? '' : 's'}${shown}; nothing was written`,
+          { problemCount: result.problemCount, problems: result.problems },
+        )
+      }
+      return {
+        rows: result.rows,
+        written: result.written,
+        deleted: result.deleted,
+        dryRun: result.dryRun,
+        delimiter: result.delimiter,
+        batch: result.batch,
+      }
+    },
+  )
+
+  app.get(
+    `${base}/export`,
+    {
+      schema: {
+        tags,
+        operationId: 'exportGlassPrices',
+        summary: 'Download the price list (the listing’s selection) as CSV or XLSX',
+        description:
+          'The entries the listing would show with the same filters, in its order, every one (no paging), with ' +
+          'the import’s columns, so the file uploads back unchanged. Streamed: memory stays constant whatever the ' +
+          'size. `excel=true` writes `;`, decimal commas and a BOM; `format=xlsx` a workbook.',
+        querystring: ExportQuerySchema,
+        response: {
+          200: {
+            description: 'The file (Content-Disposition: attachment)',
+            content: {
+              'text/csv': { schema: { type: 'string' } },
+              [XLSX_TYPE]: { schema: { type: 'string', format: 'binary' } },
+            },
+          },
+          ...problemResponses(400, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const query = request.query as Record<string, unknown> & {
+        sortColumn?: SortColumn
+        sortDirection?: SortDirection
+        format?: 'csv' | 'xlsx'
+        excel?: boolean
+      }
+      const pages = glassPricePages(app.db.read, {
+        filter: parseGlassPriceFilter(query),
+        sortColumn: query.sortColumn ?? 'ID',
+        sortDirection: query.sortDirection ?? 'ASC',
+      })
+      // The first page is read before answering, so a failing database is a problem response, not a cut file.
+      const first = await pages.next()
+      const batches = (async function* (): AsyncGenerator<ExportRow[]> {
+        if (first.done) return
+        yield first.value
+        yield* pages
+      })()
+      const columns = transferColumns(glasses, 'prices')
+      const out = new PassThrough()
+      const xlsx = query.format === 'xlsx'
+      const written = xlsx
+        ? writeXlsx(batches, columns, out, { sheetName: 'glass prices' })
+        : writeCsv(batches, columns, out, { excel: query.excel ?? false })
+      written.catch((error: unknown) => {
+        request.log.error({ err: error }, 'export failed while streaming')
+        out.destroy(error as Error)
+      })
+      const name = exportFileName(app.config.businessTimezone, xlsx ? 'xlsx' : 'csv')
+      return reply
+        .type(xlsx ? XLSX_TYPE : 'text/csv; charset=utf-8; header=present')
+        .header('content-disposition', `attachment; filename="${name}"`)
+        .header('cache-control', 'no-store')
+        .send(out)
+    },
+  )
+}
