@@ -192,7 +192,12 @@ eachDatabase('server: graceful shutdown', (ctx) => {
     const drained = log.indexOf((line) => /^requests drained/.test(line.msg ?? ''))
     const shutDown = log.indexOf((line) => line.msg === 'shut down')
     assert.ok(completed >= 0, 'the slow request was not logged as completed')
-    assert.ok(completed < drained && drained < shutDown, 'the database closed before the request completed')
+    assert.ok(
+      completed < drained && drained < shutDown,
+      `expected: request completed, requests drained, shut down; the log said: ${log.lines
+        .map((line) => line.msg)
+        .join(' | ')}`,
+    )
     agent.destroy()
   })
 })

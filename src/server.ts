@@ -10,6 +10,9 @@ import { migrateToLatest } from './db/migrate.js'
  */
 const SHUTDOWN_TIMEOUT_MS = 25_000
 
+/** After a clean shutdown, how long the process may wait for its last log lines before it exits anyway. */
+const EXIT_GRACE_MS = 2_000
+
 /** loadConfig → openDatabase → migrate → demo data → buildApp → listen; SIGTERM drains, then closes the database. */
 async function main(): Promise<void> {
   let config: Config
@@ -53,7 +56,13 @@ async function main(): Promise<void> {
       app.log.info('requests drained; closing the database')
       await db.close()
       app.log.info('shut down')
-      process.exit(0)
+      /*
+       * No process.exit here: the logger writes asynchronously, and exiting while a line is being written loses
+       * or reorders the last lines. With everything closed the process ends by itself once the log is written;
+       * the timer (which does not keep it alive) covers a handle left open by a library.
+       */
+      process.exitCode = 0
+      setTimeout(() => process.exit(0), EXIT_GRACE_MS).unref()
     } catch (error) {
       app.log.error({ err: error }, 'shutdown failed')
       process.exit(1)
