@@ -10,8 +10,19 @@ import { migrateToLatest } from './db/migrate.js'
  */
 const SHUTDOWN_TIMEOUT_MS = 25_000
 
-/** After a clean shutdown, how long the process may wait for its last log lines before it exits anyway. */
-const EXIT_GRACE_MS = 2_000
+/** How long a stopping process may wait for its last log lines to be written before it exits anyway. */
+const EXIT_GRACE_MS = 1_000
+
+/**
+ * Ends the process with the code, without cutting off its last log lines: the logger writes asynchronously,
+ * and process.exit while a line is being written loses or reorders the final lines. Once everything is closed
+ * the process ends by itself after the log is written; the timer (which keeps nothing alive) covers a handle
+ * still open (a request that outlived the shutdown timeout, or one a library left behind).
+ */
+function exitOnceLogged(code: number): void {
+  process.exitCode = code
+  setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref()
+}
 
 /** loadConfig → openDatabase → migrate → demo data → buildApp → listen; SIGTERM drains, then closes the database. */
 async function main(): Promise<void> {
@@ -48,7 +59,7 @@ async function main(): Promise<void> {
     app.log.info({ signal }, 'shutting down: draining in-flight requests')
     const guard = setTimeout(() => {
       app.log.error({ timeoutMs: SHUTDOWN_TIMEOUT_MS }, 'shutdown timed out; exiting with requests unfinished')
-      process.exit(1)
+      exitOnceLogged(1)
     }, SHUTDOWN_TIMEOUT_MS)
     guard.unref()
     try {
@@ -56,16 +67,10 @@ async function main(): Promise<void> {
       app.log.info('requests drained; closing the database')
       await db.close()
       app.log.info('shut down')
-      /*
-       * No process.exit here: the logger writes asynchronously, and exiting while a line is being written loses
-       * or reorders the last lines. With everything closed the process ends by itself once the log is written;
-       * the timer (which does not keep it alive) covers a handle left open by a library.
-       */
-      process.exitCode = 0
-      setTimeout(() => process.exit(0), EXIT_GRACE_MS).unref()
+      exitOnceLogged(0)
     } catch (error) {
       app.log.error({ err: error }, 'shutdown failed')
-      process.exit(1)
+      exitOnceLogged(1)
     }
   }
   process.once('SIGTERM', () => void shutdown('SIGTERM'))
