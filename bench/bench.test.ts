@@ -42,6 +42,23 @@ function checkReport(report: BenchReport, work: string): void {
     }
     assert.ok(scenario.ratio > 0, `${scenario.id}: a ratio to the floor`)
     if (scenario.type === 'once') assert.ok((scenario.rows ?? 0) > 0, `${scenario.id}: rows written`)
+    if (scenario.type === 'load' && process.platform === 'linux') {
+      // Processor time per request: the service's process and, on the server, PostgreSQL's on one side; the
+      // driver's (and the server's) on the other.
+      const service = scenario.service.cpuPerRequestUs
+      const floor = scenario.floor.cpuPerRequestUs
+      assert.ok(service && floor, `${scenario.id}: processor time measured`)
+      assert.ok((service.service ?? -1) >= 0 && service.client >= 0 && floor.client >= 0, scenario.id)
+      assert.equal(floor.service, null, `${scenario.id}: no service on the floor side`)
+      // The server's time where its processes are visible here (both sides alike); the embedded one has none apart.
+      assert.equal(service.database === null, floor.database === null, `${scenario.id}: database time on both sides`)
+      if (report.driver === 'pglite') assert.equal(service.database, null, scenario.id)
+    }
+  }
+  if (process.platform === 'linux') {
+    // Over all load scenarios together the service's process did measurable work.
+    const serviceTotal = report.scenarios.reduce((sum, s) => sum + (s.service.cpuPerRequestUs?.service ?? 0), 0)
+    assert.ok(serviceTotal > 0, 'the service used processor time')
   }
   assert.equal(report.scenarios.find((s) => s.id === 'g-import')?.rows, report.catalogue.lenses_sku)
   assert.ok(report.peakRssMiB === null || report.peakRssMiB > 0)

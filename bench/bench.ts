@@ -7,6 +7,7 @@ import { seedCatalogue } from '../src/catalog/demo-catalogue.js'
 import { glasses, lenses } from '../src/catalog/kinds.js'
 import { type Database, openDatabase } from '../src/db/database.js'
 import { migrateToLatest } from '../src/db/migrate.js'
+import { type CpuPerRequest, isLocalServer, withCpu } from './cpu.js'
 import { type LoadResult, median, runHttp, runWorkers } from './load.js'
 import { buildScenarios, type Scenario } from './scenarios.js'
 import { buildService, type Service, startService } from './service.js'
@@ -43,6 +44,8 @@ export interface SideFigures {
   readonly p50: number
   readonly p99: number
   readonly errors: number
+  /** Load: the median processor time per request of each party (see cpu.ts), when measurable. */
+  readonly cpuPerRequestUs?: CpuPerRequest
 }
 
 export interface ScenarioResult {
@@ -79,7 +82,20 @@ export interface BenchReport {
 function commitOf(): string {
   try {
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim()
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim()
+    // The benchmark's own outputs do not make the measured code another.
+    const dirty = execFileSync(
+      'git',
+      [
+        'status',
+        '--porcelain',
+        '--untracked-files=no',
+        '--',
+        '.',
+        ':(exclude)bench/results',
+        ':(exclude)bench/REPORT.md',
+      ],
+      { encoding: 'utf8' },
+    ).trim()
     return dirty ? `${head}+changes` : head
   } catch {
     return 'unknown'
@@ -129,11 +145,23 @@ async function timeOnce(work: () => Promise<number>): Promise<LoadResult & { row
 }
 
 function figures(results: readonly LoadResult[]): SideFigures {
+  const cpu = results.flatMap((r) => (r.cpuPerRequestUs ? [r.cpuPerRequestUs] : []))
+  const medianOf = (values: (number | null)[]) =>
+    values.some((value) => value === null) ? null : median(values as number[])
   return {
     throughput: median(results.map((r) => r.throughput)),
     p50: median(results.map((r) => r.p50)),
     p99: median(results.map((r) => r.p99)),
     errors: results.reduce((sum, r) => sum + r.errors, 0),
+    ...(cpu.length === results.length && cpu.length > 0
+      ? {
+          cpuPerRequestUs: {
+            service: medianOf(cpu.map((c) => c.service)),
+            database: medianOf(cpu.map((c) => c.database)),
+            client: median(cpu.map((c) => c.client)),
+          },
+        }
+      : {}),
   }
 }
 
@@ -206,6 +234,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     const serviceRuns = new Map<string, LoadResult[]>()
     const floorRuns = new Map<string, LoadResult[]>()
     const rowsOf = new Map<string, number>()
+    // The server's processes when it runs here; the embedded database works inside the measured process.
+    const databaseMeasured = isLocalServer(options.url)
     const record = (map: Map<string, LoadResult[]>, id: string, result: LoadResult) =>
       map.set(id, [...(map.get(id) ?? []), result])
 
@@ -214,7 +244,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         const requests = scenario.requests
         const work = (index: number) => requests[index % requests.length]?.floor(database) ?? Promise.resolve()
         if (run === 0 && warmup.seconds > 0) await runWorkers(work, warmup)
-        return runWorkers(work, load)
+        return withCpu(() => runWorkers(work, load), { database: databaseMeasured })
       }
       const result = await timeOnce(() => scenario.floor(database, run))
       rowsOf.set(scenario.id, result.rows)
@@ -224,7 +254,10 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       if (scenario.type === 'load') {
         const requests = scenario.requests.map((request) => request.http)
         if (run === 0 && warmup.seconds > 0) await runHttp(target.baseUrl as string, requests, warmup)
-        return runHttp(target.baseUrl as string, requests, load)
+        return withCpu(() => runHttp(target.baseUrl as string, requests, load), {
+          servicePid: service?.pid,
+          database: databaseMeasured,
+        })
       }
       const result = await timeOnce(() => scenario.service(target, run))
       rowsOf.set(scenario.id, Math.max(rowsOf.get(scenario.id) ?? 0, result.rows))

@@ -1,4 +1,5 @@
 import autocannon from 'autocannon'
+import type { CpuPerRequest } from './cpu.js'
 
 /*
  * The two load generators of a scenario, driven the same way: a fixed number of concurrent workers cycling through
@@ -13,6 +14,8 @@ export interface LoadResult {
   readonly throughput: number
   readonly p50: number
   readonly p99: number
+  /** Processor time per request of the service, the database server and the load generator or driver. */
+  readonly cpuPerRequestUs?: CpuPerRequest
 }
 
 export interface HttpRequestSpec {

@@ -16,6 +16,34 @@ function side(result: ScenarioResult, figures: SideFigures): string {
   return `${number(figures.throughput)} req/s, p50 ${number(figures.p50, 1)} ms, p99 ${number(figures.p99, 1)} ms${errors}`
 }
 
+/**
+ * Processor time per request, service side → floor side: each side's total and its parts (the service's
+ * process, the database server, the load generator or driver). Empty where it was not measured.
+ */
+function cpu(report: BenchReport, result: ScenarioResult): string {
+  const service = result.service.cpuPerRequestUs
+  const floor = result.floor.cpuPerRequestUs
+  if (result.type !== 'load' || !service || !floor) return ''
+  // Embedded: the database works inside the service (service side) and inside the driver's process (floor side).
+  const embedded = report.driver === 'pglite'
+  const parts = (entries: [string, number | null][]) => {
+    const known = entries.filter((entry): entry is [string, number] => entry[1] !== null)
+    const total = known.reduce((sum, [, value]) => sum + value, 0)
+    return `${number(total)} (${known.map(([name, value]) => `${name} ${number(value)}`).join(', ')})`
+  }
+  return (
+    `${parts([
+      [embedded ? 'service with database' : 'service', service.service],
+      ['database', service.database],
+      ['autocannon', service.client],
+    ])} → ` +
+    parts([
+      ['database', floor.database],
+      [embedded ? 'driver with database' : 'driver', floor.client],
+    ])
+  )
+}
+
 /** The Markdown table of one run. */
 export function reportTable(report: BenchReport): string {
   const lines = [
@@ -28,14 +56,14 @@ export function reportTable(report: BenchReport): string {
       `. ${report.connections} connections, ${report.seconds} s per side, median of ${report.runs} runs. ` +
       `Peak RSS of the service: ${report.peakRssMiB === null ? 'unknown' : `${report.peakRssMiB} MiB`}.`,
     '',
-    '| Scenario | Service | Floor | Ratio | Target | Met |',
-    '|---|---|---|---|---|---|',
+    '| Scenario | Service | Floor | Ratio | CPU µs per request: service side → floor side | Target | Met |',
+    '|---|---|---|---|---|---|---|',
   ]
   for (const result of report.scenarios) {
     const ratio =
       result.type === 'load' ? `${number(result.ratio, 2)} × floor` : `${number(result.ratio, 2)} × floor time`
     lines.push(
-      `| ${result.title} | ${side(result, result.service)} | ${side(result, result.floor)} | ${ratio} | ${result.targets} | ${result.met ? 'yes' : 'no'} |`,
+      `| ${result.title} | ${side(result, result.service)} | ${side(result, result.floor)} | ${ratio} | ${cpu(report, result)} | ${result.targets} | ${result.met ? 'yes' : 'no'} |`,
     )
   }
   return lines.join('\n')

@@ -20,6 +20,8 @@ export function buildService(): void {
 
 export interface Service {
   readonly baseUrl: string
+  /** The service's process id (to measure its processor time). */
+  readonly pid: number | undefined
   /** The process's peak resident set so far (VmHWM), in MiB; null where /proc is not available. */
   peakRssMiB(): number | null
   stop(): Promise<void>
@@ -107,6 +109,7 @@ export async function startService(database: {
 
   return {
     baseUrl,
+    pid: child.pid,
     peakRssMiB: () => peakRss(child),
     async stop() {
       if (child.exitCode !== null) return
