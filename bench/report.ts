@@ -110,6 +110,11 @@ export function writeReportFile(resultsDir: string, reportFile: string): void {
       'many of them from its per-data-version caches (totals, pages, facets, suggestions), while the floor runs',
       'its SQL every time. A run with `--caches off` measures the service computing every request afresh.',
       '',
+      'CPU µs per request: the processor time of each party per request, service side → floor side: the service’s',
+      'process, the PostgreSQL server (when it runs on this machine; the embedded one works inside the service and',
+      'inside the driver’s process), and the bench process (autocannon, or the driver). Where all of them share the',
+      'cores, a side’s throughput is bounded by its total.',
+      '',
       ...sections.flatMap((section) => [section, '']),
     ].join('\n'),
   )
