@@ -282,6 +282,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     }
     const isLocal = (scenario: Scenario) => scenario.type === 'once' && scenario.side === 'local'
 
+    let peakRssMiB: number | null = null
     if (options.url) {
       service = await startService({ url: options.url, poolSize: options.connections, caches: options.caches })
       for (const scenario of scenarios) {
@@ -298,25 +299,45 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         }
       }
     } else {
-      // Embedded: the floors and the in-process one-shots first, then the service alone on the database.
-      for (const scenario of scenarios) {
-        log(scenario.title)
-        for (let run = 0; run < options.runs; run++) {
-          await measureFloor(scenario, run)
-          if (isLocal(scenario)) await measureService(scenario, run)
+      /*
+       * Embedded: the database admits one process at a time. The load scenarios first (their floors, then the
+       * service alone on the database), then the one-shots the same way: those write (prices, SKUs, the matview),
+       * and a load scenario measured after them would read a changed, unvacuumed table on one side only.
+       */
+      const phases = [scenarios.filter((s) => s.type === 'load'), scenarios.filter((s) => s.type === 'once')]
+      for (const phase of phases.filter((list) => list.length > 0)) {
+        db ??= await open(options)
+        for (const scenario of phase) {
+          log(scenario.title)
+          for (let run = 0; run < options.runs; run++) {
+            await measureFloor(scenario, run)
+            if (isLocal(scenario)) await measureService(scenario, run)
+          }
         }
-      }
-      await db.close()
-      db = undefined
-      service = await startService({ dataDir: options.dataDir, poolSize: options.connections, caches: options.caches })
-      for (const scenario of scenarios.filter((s) => !isLocal(s))) {
-        log(`${scenario.title} (service)`)
-        for (let run = 0; run < options.runs; run++) await measureService(scenario, run)
+        const remote = phase.filter((s) => !isLocal(s))
+        if (remote.length === 0) continue
+        await db.close()
+        db = undefined
+        const started = await startService({
+          dataDir: options.dataDir,
+          poolSize: options.connections,
+          caches: options.caches,
+        })
+        service = started
+        for (const scenario of remote) {
+          log(`${scenario.title} (service)`)
+          for (let run = 0; run < options.runs; run++) await measureService(scenario, run)
+        }
+        peakRssMiB = Math.max(peakRssMiB ?? 0, started.peakRssMiB() ?? 0) || null
+        await started.stop()
+        service = undefined
       }
     }
-    const peakRssMiB = service.peakRssMiB()
-    await service.stop()
-    service = undefined
+    if (service) {
+      peakRssMiB = service.peakRssMiB()
+      await service.stop()
+      service = undefined
+    }
 
     const cores = cpus()
     return {
