@@ -140,3 +140,12 @@ export function dataVersionSql(kind: Kind, reads: KindReads): RawBuilder<string>
         : sql`data_generation::text || '.' || matview_version::text`
   return sql<string>`(SELECT ${parts} FROM catalog_state WHERE kind = ${kind.path})`
 }
+
+/** What a search reads: the price list and nomenclature with the matview in price-list mode, else the matview. */
+export const searchReads = (byPriceList: boolean): KindReads => (byPriceList ? 'both' : 'matview')
+
+/** The version of what a query reads, now: the key a cached result must have been computed at to be served. */
+export async function readDataVersion(db: Kysely<any>, kind: Kind, reads: KindReads): Promise<string | null> {
+  const { rows } = await sql<{ version: string | null }>`SELECT ${dataVersionSql(kind, reads)} AS version`.execute(db)
+  return rows[0]?.version ?? null
+}

@@ -1,5 +1,5 @@
 import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely'
-import { dataVersionSql } from './catalog-state.js'
+import { dataVersionSql, readDataVersion, searchReads } from './catalog-state.js'
 import type { ItemField, Kind } from './kind.js'
 import { readPrescription } from './prescription.js'
 import type { ResultCache } from './result-cache.js'
@@ -103,12 +103,10 @@ export async function searchFacets(
 ): Promise<Facets> {
   const filters = readPrescription(kind, request.filters)
   const { byPriceList } = request
-  const reads = byPriceList ? 'both' : 'matview'
   const key = JSON.stringify(['facets', searchCountKey(kind, { byPriceList, filters })])
   const compute = async () => computeFacets(db, kind, byPriceList, filters)
   if (!cache?.enabled) return (await compute()).value
-  const { rows } = await sql<{ version: string | null }>`SELECT ${dataVersionSql(kind, reads)} AS version`.execute(db)
-  return cache.getOrCompute(key, rows[0]?.version, compute)
+  return cache.getOrCompute(key, await readDataVersion(db, kind, searchReads(byPriceList)), compute)
 }
 
 async function computeFacets(
@@ -122,7 +120,7 @@ async function computeFacets(
     condition: byPriceList ? entryCondition(kind, filter, value) : matviewCondition(filter, value),
   }))
   const from = byPriceList ? sql`${sql.table(kind.priceTable)} AS e` : sql`${sql.table(kind.matview)} AS m`
-  const version = dataVersionSql(kind, byPriceList ? 'both' : 'matview')
+  const version = dataVersionSql(kind, searchReads(byPriceList))
   const fields = facetFields(kind, byPriceList)
   const all = active.map((a) => a.condition)
   const versions = new Set<string | null>()

@@ -1,7 +1,7 @@
 import { type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
 import type { PageRequest, SortOrder } from '../http/page.js'
 import { invalidField } from '../http/problem.js'
-import { dataVersionSql } from './catalog-state.js'
+import { dataVersionSql, searchReads } from './catalog-state.js'
 import type { Filter, ItemField, Kind, Range } from './kind.js'
 
 /*
@@ -181,7 +181,7 @@ export function buildSearchQuery(
     conditions.reduce((q, condition) => q.where(condition as Expression<SqlBool>) as Q, query)
 
   // A price-list search may look into the matview too (filters on SKU-only attributes).
-  const version = dataVersionSql(kind, byPriceList ? 'both' : 'matview').as(DATA_VERSION)
+  const version = dataVersionSql(kind, searchReads(byPriceList)).as(DATA_VERSION)
   const selections = [
     ...kind.itemFields.map((field) => (fieldSql(field, byPriceList) ?? sql`NULL`).as(field.name)),
     version,

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify'
-import { sql } from 'kysely'
 import Type, { type TSchema } from 'typebox'
 import type { Db } from '../db/database.js'
 import { type Page, PageSchema, pagingQueryProperties, parsePageRequest } from '../http/page.js'
@@ -10,7 +9,7 @@ import {
   NullableString,
   problemResponses,
 } from '../http/schemas.js'
-import { dataVersionSql } from './catalog-state.js'
+import { readDataVersion, searchReads } from './catalog-state.js'
 import { type PageCaches, readCountedPage } from './counted-page.js'
 import type { Filter, ItemField, Kind } from './kind.js'
 import { kinds } from './kinds.js'
@@ -74,7 +73,6 @@ export async function searchKind(
 ): Promise<Page<Record<string, unknown>>> {
   request = { ...request, filters: readPrescription(kind, request.filters) }
   const countKey = searchCountKey(kind, request)
-  const countQuery = buildSearchQuery(db as never, kind, request).count
   const numericFields = numericFieldsOf(kind)
   const { page, size, sort } = request.page
   return readCountedPage(
@@ -84,10 +82,11 @@ export async function searchKind(
       pageKey: JSON.stringify([countKey, page, size, sort]),
       page: request.page,
       async count() {
-        const result = await countQuery.executeTakeFirstOrThrow()
+        // Built only when a count runs (most requests find their total remembered).
+        const result = await buildSearchQuery(db as never, kind, request).count.executeTakeFirstOrThrow()
         return { value: Number(result.count), version: result[DATA_VERSION] }
       },
-      currentVersion: () => readDataVersion(db, kind, request.byPriceList),
+      currentVersion: () => readDataVersion(db, kind, searchReads(request.byPriceList)),
       async readRows(fenced) {
         const rows = await buildSearchQuery(db as never, kind, request, { fenced }).page.execute()
         const version = rows[0]?.[DATA_VERSION] as string | undefined
@@ -103,13 +102,6 @@ export async function searchKind(
     },
     caches,
   )
-}
-
-/** The data version a search in this mode reads (the key of its cached total). */
-async function readDataVersion(db: Db, kind: Kind, byPriceList: boolean): Promise<string | null> {
-  const { rows } = await sql<{ version: string | null }>`
-    SELECT ${dataVersionSql(kind, byPriceList ? 'both' : 'matview')} AS version`.execute(db)
-  return rows[0]?.version ?? null
 }
 
 /** The seven search endpoints: one registration per kind descriptor, one handler. */

@@ -1,6 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely'
 import { invalidField } from '../http/problem.js'
-import { dataVersionSql } from './catalog-state.js'
+import { dataVersionSql, readDataVersion, searchReads } from './catalog-state.js'
 import { normaliseKeyText } from './demo-generator.js'
 import { facetFields } from './facets.js'
 import type { Kind } from './kind.js'
@@ -67,7 +67,7 @@ async function fieldValues(
   fieldName: string,
   cache?: ResultCache,
 ): Promise<FieldValue[]> {
-  const reads = byPriceList ? 'both' : 'matview'
+  const reads = searchReads(byPriceList)
   const from = byPriceList ? sql`${sql.table(kind.priceTable)} AS e` : sql`${sql.table(kind.matview)} AS m`
   const compute = async () => {
     const { rows } = await sql<{ value: string; count: number | string; version: string | null }>`
@@ -83,8 +83,8 @@ async function fieldValues(
     }
   }
   if (!cache?.enabled) return (await compute()).value
-  const { rows } = await sql<{ version: string | null }>`SELECT ${dataVersionSql(kind, reads)} AS version`.execute(db)
-  return cache.getOrCompute(JSON.stringify(['suggest', kind.path, byPriceList, fieldName]), rows[0]?.version, compute)
+  const key = JSON.stringify(['suggest', kind.path, byPriceList, fieldName])
+  return cache.getOrCompute(key, await readDataVersion(db, kind, reads), compute)
 }
 
 const byCount = (a: FieldValue, b: FieldValue) =>

@@ -1,5 +1,5 @@
 import { type Expression, type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely'
-import { dataVersionSql } from '../catalog/catalog-state.js'
+import { dataVersionSql, readDataVersion } from '../catalog/catalog-state.js'
 import { type PageCaches, readCountedPage } from '../catalog/counted-page.js'
 import { glasses } from '../catalog/kinds.js'
 import { DATA_VERSION } from '../catalog/search-query.js'
@@ -188,7 +188,6 @@ export async function listGlassPrices(
   caches: PageCaches = {},
 ): Promise<Page<GlassPriceListItem>> {
   const countKey = listingCountKey(request.filter)
-  const countQuery = buildListingQueries(db, request).count
   const { page, size, sort } = request.page
   return readCountedPage(
     {
@@ -197,10 +196,11 @@ export async function listGlassPrices(
       pageKey: JSON.stringify([countKey, request.sortColumn, request.sortDirection, page, size, sort]),
       page: request.page,
       async count() {
-        const result = await countQuery.executeTakeFirstOrThrow()
+        // Built only when a count runs (most requests find their total remembered).
+        const result = await buildListingQueries(db, request).count.executeTakeFirstOrThrow()
         return { value: Number(result.count), version: result[DATA_VERSION] }
       },
-      currentVersion: () => readListingVersion(db),
+      currentVersion: () => readDataVersion(db, glasses, 'tables'),
       async readRows(fenced) {
         const rows = await buildListingQueries(db, request, { fenced }).page.execute()
         const content = rows.map((row) => ({
@@ -218,13 +218,6 @@ export async function listGlassPrices(
     },
     caches,
   )
-}
-
-async function readListingVersion(db: Db): Promise<string | null> {
-  const { rows } = await sql<{
-    version: string | null
-  }>`SELECT ${dataVersionSql(glasses, 'tables')} AS version`.execute(db)
-  return rows[0]?.version ?? null
 }
 
 /** What an export of the listing selects: its filters and order, without paging. */
