@@ -4,6 +4,7 @@ import { catalogStatusRoutes } from './catalog/catalog-status-routes.js'
 import { facetRoutes } from './catalog/facet-routes.js'
 import { registerMatviewRefresh } from './catalog/matview-refresh.js'
 import { PAGE_CACHE_ENTRIES, RESULT_CACHE_ENTRIES, ResultCache } from './catalog/result-cache.js'
+import { SearchIndex } from './catalog/search-index/search-index.js'
 import { searchRoutes } from './catalog/search-routes.js'
 import type { Config } from './config.js'
 import type { Database } from './db/database.js'
@@ -27,6 +28,8 @@ declare module 'fastify' {
     readonly resultCache: ResultCache
     /** Whole pages of unselective searches (costly to read), remembered per data version like totals. */
     readonly pageCache: ResultCache
+    /** The in-memory search index (catalog/search-index): searches answered without SQL, exactly. */
+    readonly searchIndex: SearchIndex
   }
 }
 
@@ -71,6 +74,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const caching = config.resultCache === 'on'
   app.decorate('resultCache', new ResultCache(caching ? RESULT_CACHE_ENTRIES : 0))
   app.decorate('pageCache', new ResultCache(caching ? PAGE_CACHE_ENTRIES : 0))
+  const searchIndex = new SearchIndex(db, app.log, { enabled: config.searchIndex === 'on' })
+  app.decorate('searchIndex', searchIndex)
+  app.addHook('onClose', () => searchIndex.close())
 
   registerRequestIdHeader(app)
   const metrics = registerMetrics(app)

@@ -63,6 +63,12 @@ describe('configuration of authentication and limits', () => {
     assert.match(refusal({ BODY_LIMIT: 'lots' }), /^BODY_LIMIT: /)
   })
 
+  test('SEARCH_INDEX is on unless turned off; anything else is refused', () => {
+    assert.equal(loadConfig({}).searchIndex, 'on')
+    assert.equal(loadConfig({ SEARCH_INDEX: 'off' }).searchIndex, 'off')
+    assert.match(refusal({ SEARCH_INDEX: 'maybe' }), /^SEARCH_INDEX: /)
+  })
+
   test('RESULT_CACHE is on unless turned off; anything else is refused', () => {
     assert.equal(loadConfig({}).resultCache, 'on')
     assert.equal(loadConfig({ RESULT_CACHE: 'off' }).resultCache, 'off')

@@ -33,6 +33,7 @@ const EnvSchema = Type.Object({
   MATVIEW_REFRESH: Type.Union([Type.Literal('auto'), Type.Literal('off')], { default: 'auto' }),
   MATVIEW_REFRESH_DELAY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 200 }),
   RESULT_CACHE: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
+  SEARCH_INDEX: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info' },
@@ -76,6 +77,8 @@ export interface Config {
   readonly matviewRefreshDelayMs: number
   /** `off`: totals, pages, facets and suggestions are computed afresh for every request (diagnosis, benchmarks). */
   readonly resultCache: 'on' | 'off'
+  /** `on`: searches are answered from the in-memory index (catalog/search-index); `off`: from SQL only. */
+  readonly searchIndex: 'on' | 'off'
   readonly logLevel: string
 }
 
@@ -152,6 +155,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy,
     matviewRefresh: parsed.MATVIEW_REFRESH,
     resultCache: parsed.RESULT_CACHE,
+    searchIndex: parsed.SEARCH_INDEX,
     matviewRefreshDelayMs: parsed.MATVIEW_REFRESH_DELAY_MS,
     logLevel: parsed.LOG_LEVEL,
   })

@@ -77,6 +77,8 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void shutdown('SIGINT'))
 
   await app.listen({ port: config.port, host: config.host })
+  // Readiness reports DOWN until the index holds every kind; requests meanwhile are answered from SQL.
+  app.searchIndex.start()
 }
 
 main().catch((error: unknown) => {

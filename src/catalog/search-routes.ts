@@ -14,6 +14,7 @@ import { type PageCaches, readCountedPage } from './counted-page.js'
 import type { Filter, ItemField, Kind } from './kind.js'
 import { kinds } from './kinds.js'
 import { readPrescription } from './prescription.js'
+import type { SearchIndex } from './search-index/search-index.js'
 import { activeFilters, buildSearchQuery, DATA_VERSION, type SearchRequest, searchCountKey } from './search-query.js'
 
 const SEARCH_DEFAULT_SIZE = 10
@@ -70,8 +71,11 @@ export async function searchKind(
   kind: Kind,
   request: SearchRequest,
   caches: PageCaches = {},
+  index?: SearchIndex,
 ): Promise<Page<Record<string, unknown>>> {
   request = { ...request, filters: readPrescription(kind, request.filters) }
+  const indexed = await index?.search(kind, request)
+  if (indexed) return indexed
   const countKey = searchCountKey(kind, request)
   const numericFields = numericFieldsOf(kind)
   const { page, size, sort } = request.page
@@ -144,6 +148,7 @@ export async function searchRoutes(app: FastifyInstance): Promise<void> {
             }),
           },
           { totals: app.resultCache, pages: app.pageCache },
+          app.searchIndex,
         )
       },
     )

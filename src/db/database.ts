@@ -4,7 +4,7 @@ import { PGlite, types as pgliteTypes } from '@electric-sql/pglite'
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import { type CompiledQuery, Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
-import { from as copyFrom } from 'pg-copy-streams'
+import { from as copyFrom, to as copyTo } from 'pg-copy-streams'
 import { type PGliteClient, PGlitePool } from './pglite-pool.js'
 import type { DB } from './tables.js'
 
@@ -55,6 +55,8 @@ export interface RawClient {
    * The chunks are COPY text (see transfer/copy-text.ts), in the column order given.
    */
   copyRows(table: string, columns: readonly string[], chunks: AsyncIterable<string>): Promise<number>
+  /** Runs `COPY (<query>) TO STDOUT WITH (FORMAT text)`; yields its output as text chunks (whole lines or not). */
+  copyOut(query: string): AsyncIterable<string>
 }
 
 export interface Database {
@@ -63,8 +65,11 @@ export interface Database {
   readonly primary: Db
   /** Searches and listings: the read replica when configured, else the same as {@link primary}. */
   readonly read: Db
-  /** Runs `fn` in one transaction on one connection, with COPY available; commits, or rolls back on a throw. */
-  rawTransaction<T>(fn: (client: RawClient) => Promise<T>): Promise<T>
+  /**
+   * Runs `fn` in one transaction on one connection, with COPY available; commits, or rolls back on a throw.
+   * `read`: on the read replica's connections when one is configured (a read-only snapshot for loading data).
+   */
+  rawTransaction<T>(fn: (client: RawClient) => Promise<T>, options?: { readonly read?: boolean }): Promise<T>
   /** Cheap liveness check of the primary. */
   ping(): Promise<void>
   /** The connection pools' state now; the embedded database is one connection. */
@@ -138,6 +143,15 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
           query: async (sql, parameters) => (await client.query(sql, parameters)).rows as never,
           execute: async (query) => (await client.query(query.sql, query.parameters)).rows as never,
           copyRows: copyRowsWith(client),
+          async *copyOut(query) {
+            const blob = await client.copyToBlob(`COPY (${query}) TO '/dev/blob' WITH (FORMAT text)`)
+            const decoder = new TextDecoder()
+            for await (const chunk of blob.stream() as unknown as AsyncIterable<Uint8Array>) {
+              yield decoder.decode(chunk, { stream: true })
+            }
+            const rest = decoder.decode()
+            if (rest !== '') yield rest
+          },
         }
         const result = await fn(raw)
         await client.query('COMMIT')
@@ -205,8 +219,8 @@ async function openServer(options: DatabaseOptions, url: string): Promise<Databa
     driver: 'postgres',
     primary: db,
     read,
-    async rawTransaction(fn) {
-      const client = await pool.connect()
+    async rawTransaction(fn, transactionOptions) {
+      const client = await (transactionOptions?.read && readPool ? readPool : pool).connect()
       let broken = false
       try {
         await client.query('BEGIN')
@@ -217,6 +231,11 @@ async function openServer(options: DatabaseOptions, url: string): Promise<Databa
             const stream = client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN WITH (FORMAT text)`))
             await pipeline(Readable.from(chunks), stream)
             return Number(stream.rowCount ?? 0)
+          },
+          async *copyOut(query) {
+            const stream = client.query(copyTo(`COPY (${query}) TO STDOUT WITH (FORMAT text)`))
+            stream.setEncoding('utf8')
+            for await (const chunk of stream) yield chunk as string
           },
         }
         const result = await fn(raw)

@@ -81,6 +81,12 @@ export class PGliteClient {
     return result.affectedRows ?? 0
   }
 
+  /** Runs a `COPY … TO '/dev/blob'` statement; returns its output. */
+  async copyToBlob(sql: string): Promise<Blob> {
+    const result = await this.#pglite.query(sql)
+    return (result as { blob?: Blob }).blob ?? new Blob([])
+  }
+
   release(): void {
     if (this.#released) return
     this.#released = true

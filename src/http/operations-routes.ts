@@ -7,7 +7,7 @@ import { type ServiceMetrics, withTimeout } from './metrics.js'
  * Spring Boot Actuator's paths, so existing deployments keep their probes and scrapes:
  *   health      the service and its database (503 DOWN while the database does not answer)
  *   liveness    the process runs (never depends on the database: restarting would not bring it back)
- *   readiness   the instance can serve: the database answers
+ *   readiness   the instance can serve: the database answers and the search index's first load has finished
  *   info        name, version, database driver, uptime
  *   prometheus  metrics (metrics.ts)
  * Database checks give up after a bound, so a probe never hangs while the database is unreachable.
@@ -85,15 +85,16 @@ export async function operationsRoutes(app: FastifyInstance, options: Operations
       schema: {
         tags,
         operationId: 'readiness',
-        summary: 'Readiness probe: UP when the database answers',
+        summary: 'Readiness probe: UP when the database answers and the search index is loaded',
         description:
-          'DOWN (503) while the database does not answer; once shutting down the service stops accepting ' +
-          'connections and answers 503 on open ones.',
+          'DOWN (503) while the database does not answer, and while the search index loads at start (requests ' +
+          'sent meanwhile are answered from SQL); once shutting down the service stops accepting connections and ' +
+          'answers 503 on open ones.',
         response: { 200: HealthSchema, 503: HealthSchema },
       },
     },
     async (_request, reply): Promise<Health> => {
-      if (await databaseAnswers()) return { status: 'UP' }
+      if (!app.searchIndex.warming && (await databaseAnswers())) return { status: 'UP' }
       return reply.code(503).send({ status: 'DOWN' })
     },
   )

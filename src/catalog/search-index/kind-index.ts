@@ -1,0 +1,320 @@
+import type { RawClient } from '../../db/database.js'
+import { parseDecimal } from '../../http/decimal.js'
+import { buildPage, type Page } from '../../http/page.js'
+import type { Filter, ItemField, Kind, ValueType } from '../kind.js'
+import { activeFilters, resolveSort, type SearchRequest } from '../search-query.js'
+import {
+  type Condition,
+  compareCondition,
+  containsCondition,
+  matchRows,
+  orNull,
+  type SortKey,
+  sortedWindow,
+  sortKey,
+  type ValueCondition,
+} from './matching.js'
+import { type Column, ColumnBuilder, NULL_CODE, type Table, type TextForms, tieOrder } from './table.js'
+import { CopyTextParser } from './text.js'
+
+/*
+ * One kind's searchable rows in memory, in both modes, each at the data version it was read at:
+ * - the matview (`byPriceList: false`): every column of `<kind>_mv`, rows in the kind's natural order;
+ * - the price list (`byPriceList: true`): the entries' columns, rows in the natural order of entries; a filter on
+ *   an attribute only SKUs carry looks into the matview table (which must be the one of the same snapshot).
+ * Everything a search answers comes from here exactly as the SQL of search-query.ts computes it: the same rows,
+ * the same order, the same totals (the equality test proves it against SQL on both databases).
+ */
+
+export interface ColumnSpec {
+  readonly name: string
+  readonly type: ValueType
+}
+
+export interface MatviewTable extends Table {
+  /** `'m' || matview_version`: the version a matview search reads. */
+  readonly matviewVersion: number
+}
+
+export interface PriceTable extends Table {
+  readonly dataGeneration: number
+  readonly matviewVersion: number
+  /** Entry id → row. */
+  readonly rowById: ReadonlyMap<number, number>
+}
+
+/** The columns of `<kind>_mv` the index keeps (besides sku_id, which only orders ties). */
+export function matviewColumnSpecs(kind: Kind): ColumnSpec[] {
+  return [
+    { name: 'price_id', type: 'integer' },
+    { name: 'retail_price', type: 'decimal' },
+    ...kind.attributes.map((a) => ({ name: a.column, type: a.type })),
+    ...kind.ranges.filter((r) => r.sku !== 'none').map((r) => ({ name: r.column, type: r.type })),
+    ...kind.ranges.flatMap((r) => [
+      { name: `${r.column}_from`, type: r.type },
+      { name: `${r.column}_to`, type: r.type },
+    ]),
+  ]
+}
+
+/** The columns of `<kind>_price` the index keeps (besides id). */
+export function priceColumnSpecs(kind: Kind): ColumnSpec[] {
+  return [
+    { name: 'price', type: 'decimal' },
+    { name: 'purchase', type: 'decimal' },
+    ...kind.attributes.filter((a) => a.entry !== 'none').map((a) => ({ name: a.column, type: a.type })),
+    ...kind.ranges.flatMap((r) => [
+      { name: `${r.column}_from`, type: r.type },
+      { name: `${r.column}_to`, type: r.type },
+    ]),
+  ]
+}
+
+/** `ORDER BY` of a page without a requested sort, exactly as buildSearchQuery writes it. */
+function naturalOrderSql(kind: Kind, byPriceList: boolean): string {
+  if (byPriceList) {
+    const fields = kind.order.flatMap((field) => (field.entryColumn ? [`e.${field.entryColumn}`] : []))
+    return [...fields, 'e.id'].join(', ')
+  }
+  return [...kind.order.map((field) => `m.${field.column}`), 'm.sku_id', 'm.price_id'].join(', ')
+}
+
+/** Normal forms of non-ASCII text values, computed by the database itself. */
+export async function databaseForms(client: RawClient, values: readonly string[]): Promise<Map<string, TextForms>> {
+  const forms = new Map<string, TextForms>()
+  if (values.length === 0) return forms
+  const rows = await client.query<{ value: string; norm: string; lower: string }>(
+    'SELECT value, optics_norm(value) AS norm, lower(value) AS lower FROM unnest($1::text[]) AS value',
+    [values],
+  )
+  for (const row of rows) forms.set(row.value, { norm: row.norm, lower: row.lower })
+  return forms
+}
+
+async function readTable(
+  client: RawClient,
+  query: string,
+  specs: readonly ColumnSpec[],
+  ids: number,
+): Promise<{ rows: number; columns: Map<string, Column>; ids: Float64Array[] }> {
+  const builders = specs.map((spec) => new ColumnBuilder(spec.name, spec.type))
+  let idArrays = Array.from({ length: ids }, () => new Float64Array(1024))
+  let rows = 0
+  const parser = new CopyTextParser((fields) => {
+    if (rows === (idArrays[0] as Float64Array).length) {
+      idArrays = idArrays.map((array) => {
+        const grown = new Float64Array(array.length * 2)
+        grown.set(array)
+        return grown
+      })
+    }
+    for (let index = 0; index < ids; index++) (idArrays[index] as Float64Array)[rows] = Number(fields[index])
+    for (let index = 0; index < builders.length; index++) {
+      ;(builders[index] as ColumnBuilder).push(fields[ids + index] ?? null)
+    }
+    rows++
+  })
+  for await (const chunk of client.copyOut(query)) parser.push(chunk)
+  parser.end()
+  const columns = new Map<string, Column>()
+  const nonAscii = new Set<string>()
+  for (const builder of builders) {
+    const column = builder.build()
+    columns.set(column.name, column)
+    for (const value of column.nonAsciiValues()) nonAscii.add(value)
+  }
+  const forms = await databaseForms(client, [...nonAscii])
+  for (const column of columns.values()) if (column.type === 'text') column.setForms(forms)
+  return { rows, columns, ids: idArrays.map((array) => array.subarray(0, rows)) }
+}
+
+/** Reads the kind's matview, in natural order. Run inside a snapshot that also read `matviewVersion`. */
+export async function loadMatviewTable(client: RawClient, kind: Kind, matviewVersion: number): Promise<MatviewTable> {
+  const specs = matviewColumnSpecs(kind)
+  const select = ['m.sku_id', ...specs.map((spec) => `m.${spec.name}`)].join(', ')
+  const query = `SELECT ${select} FROM ${kind.matview} m ORDER BY ${naturalOrderSql(kind, false)}`
+  const { rows, columns, ids } = await readTable(client, query, specs, 1)
+  const priceIds = new Float64Array(rows)
+  const priceId = columns.get('price_id') as Column
+  for (let row = 0; row < rows; row++) priceIds[row] = Number(priceId.values[priceId.codes[row] as number])
+  return { rows, columns, matviewVersion, ...tieOrder(rows, ids[0] as Float64Array, priceIds) }
+}
+
+/** Reads the kind's price list, in natural order. Run inside the snapshot that read both versions. */
+export async function loadPriceTable(
+  client: RawClient,
+  kind: Kind,
+  dataGeneration: number,
+  matviewVersion: number,
+): Promise<PriceTable> {
+  const specs = priceColumnSpecs(kind)
+  const select = ['e.id', ...specs.map((spec) => `e.${spec.name}`)].join(', ')
+  const query = `SELECT ${select} FROM ${kind.priceTable} e ORDER BY ${naturalOrderSql(kind, true)}`
+  const { rows, columns, ids } = await readTable(client, query, specs, 1)
+  const idColumn = ids[0] as Float64Array
+  const rowById = new Map<number, number>()
+  for (let row = 0; row < rows; row++) rowById.set(idColumn[row] as number, row)
+  return { rows, columns, dataGeneration, matviewVersion, rowById, ...tieOrder(rows, idColumn) }
+}
+
+/** Thrown (and caught by the caller) where the index cannot say exactly what SQL would: SQL answers instead. */
+export class NotIndexable extends Error {
+  override name = 'NotIndexable'
+}
+
+const decimalOf = (value: string | number) => {
+  const parsed = parseDecimal(value)
+  if (!parsed) throw new NotIndexable('not a decimal')
+  return parsed
+}
+
+function columnOf(table: Table, name: string): Column {
+  const column = table.columns.get(name)
+  if (!column) throw new Error(`the index has no column ${name}`)
+  return column
+}
+
+/** `low IS NULL OR low <= v` and `high IS NULL OR high >= v` on two columns. */
+function insideConditions(table: Table, column: string, value: string | number): ValueCondition[] {
+  const decimal = decimalOf(value)
+  return [
+    compareCondition(columnOf(table, `${column}_from`), decimal, (c) => c <= 0, true),
+    compareCondition(columnOf(table, `${column}_to`), decimal, (c) => c >= 0, true),
+  ]
+}
+
+/** The conditions of one filter on a matview table, as `matviewCondition` writes them. */
+function matviewConditions(
+  table: Table,
+  filter: Filter,
+  value: string | number,
+  norm: (text: string) => string,
+): Condition[] {
+  if (filter.match === 'substring') {
+    return [containsCondition(columnOf(table, filter.attribute.column), norm(String(value)))]
+  }
+  if (filter.match === 'equals') {
+    return [compareCondition(columnOf(table, filter.attribute.column), decimalOf(value), (c) => c === 0)]
+  }
+  const { range } = filter
+  if (range.sku === 'required') {
+    return [compareCondition(columnOf(table, range.column), decimalOf(value), (c) => c === 0)]
+  }
+  const [from, to] = insideConditions(table, range.column, value) as [ValueCondition, ValueCondition]
+  if (range.sku === 'none') return [from, to]
+  // The SKU's own value where it has one, else its zone.
+  const point = compareCondition(columnOf(table, range.column), decimalOf(value), (c) => c === 0)
+  const [pointCodes, fromCodes, toCodes] = [point.column.codes, from.column.codes, to.column.codes]
+  return [
+    {
+      kind: 'row',
+      test: (row) => {
+        const code = pointCodes[row] as number
+        if (code !== NULL_CODE) return point.accepted[code] === 1
+        return from.accepted[fromCodes[row] as number] === 1 && to.accepted[toCodes[row] as number] === 1
+      },
+    },
+  ]
+}
+
+/** The conditions of one filter on a price table, as `entryCondition` writes them. */
+function entryConditions(
+  prices: PriceTable,
+  matview: MatviewTable,
+  filter: Filter,
+  value: string | number,
+  norm: (text: string) => string,
+): Condition[] {
+  if (filter.match === 'covers') return insideConditions(prices, filter.range.column, value)
+  const { attribute } = filter
+  if (attribute.entry === 'none') {
+    // Entries that price at least one matview row matching the filter.
+    const rows = matchRows(matview, matviewConditions(matview, filter, value, norm))
+    const priceId = columnOf(matview, 'price_id')
+    const hit = new Uint8Array(prices.rows)
+    const seen = new Uint8Array(priceId.distinct)
+    for (let index = 0; index < rows.length; index++) {
+      const code = priceId.codes[rows[index] as number] as number
+      if (seen[code]) continue
+      seen[code] = 1
+      const entry = prices.rowById.get(Number(priceId.values[code]))
+      if (entry !== undefined) hit[entry] = 1
+    }
+    return [{ kind: 'row', test: (row) => hit[row] === 1 }]
+  }
+  const column = columnOf(prices, attribute.column)
+  const condition =
+    filter.match === 'substring'
+      ? containsCondition(column, norm(String(value)))
+      : compareCondition(column, decimalOf(value), (c) => c === 0)
+  return [attribute.entry === 'wildcard' ? orNull(condition) : condition]
+}
+
+/** The column an item field reads in a mode, or undefined where an entry lacks it (NULL). */
+function fieldColumn(table: Table, field: ItemField, byPriceList: boolean): Column | undefined {
+  if (!byPriceList) return columnOf(table, field.column)
+  return field.entryColumn ? columnOf(table, field.entryColumn) : undefined
+}
+
+export interface IndexedSearch {
+  readonly matview: MatviewTable
+  readonly prices: PriceTable
+}
+
+/**
+ * A page of a search, from the tables. `norm` gives `optics_norm` of a filter's text (the caller has it from the
+ * database where the text is not ASCII). Throws {@link NotIndexable} where only SQL can answer.
+ */
+export function searchTables(
+  kind: Kind,
+  tables: IndexedSearch,
+  request: SearchRequest,
+  norm: (text: string) => string,
+): Page<Record<string, unknown>> {
+  const { byPriceList } = request
+  const table: Table = byPriceList ? tables.prices : tables.matview
+  const conditions = activeFilters(kind, request.filters).flatMap(({ filter, value }) =>
+    byPriceList
+      ? entryConditions(tables.prices, tables.matview, filter, value, norm)
+      : matviewConditions(tables.matview, filter, value, norm),
+  )
+  const sorted = resolveSort(kind, request.page.sort)
+  const { page, size } = request.page
+  const from = page * size
+  const matches = conditions.length > 0 ? matchRows(table, conditions) : undefined
+  const total = matches ? matches.length : table.rows
+
+  let window: Uint32Array
+  if (from >= total) window = new Uint32Array(0)
+  else if (sorted.length === 0) {
+    // The stored order is the natural order.
+    const to = Math.min(from + size, total)
+    if (matches) window = matches.subarray(from, to)
+    else {
+      window = new Uint32Array(to - from)
+      for (let index = 0; index < window.length; index++) window[index] = from + index
+    }
+  } else {
+    const keys: SortKey[] = []
+    for (const { field, order } of sorted) {
+      const column = fieldColumn(table, field, byPriceList)
+      if (column) keys.push(sortKey(column, order.direction === 'desc', order.ignoreCase && field.type === 'text'))
+    }
+    let rows = matches
+    if (!rows) {
+      rows = new Uint32Array(table.rows)
+      for (let row = 0; row < rows.length; row++) rows[row] = row
+    }
+    window = sortedWindow(table, rows, keys, from, from + size)
+  }
+
+  const fields = kind.itemFields.map((field) => ({ name: field.name, column: fieldColumn(table, field, byPriceList) }))
+  const content: Record<string, unknown>[] = []
+  for (let index = 0; index < window.length; index++) {
+    const row = window[index] as number
+    const item: Record<string, unknown> = {}
+    for (const { name, column } of fields) item[name] = column ? column.json[column.codes[row] as number] : null
+    content.push(item)
+  }
+  return buildPage(content, request.page, total)
+}

@@ -1,0 +1,205 @@
+import { compareDecimal, type DecimalValue, parseDecimal } from '../../http/decimal.js'
+import type { ValueType } from '../kind.js'
+import { asciiLower, asciiNorm, compareCodePoints } from './text.js'
+
+/*
+ * A table in memory: rows in a fixed order (the order SQL gives them without a requested sort), each column
+ * dictionary-coded. Code 0 is NULL in every column; codes 1… are the column's distinct values as the database
+ * printed them. A value is kept once per column however many rows carry it, so a million rows cost a few bytes per
+ * column each. Per column, on demand: the rows of each value (postings, for filters), the values' ranks in
+ * PostgreSQL's order (for sorts) and their normalised text (for substring filters).
+ */
+
+export const NULL_CODE = 0
+
+export type Codes = Uint8Array | Uint16Array | Uint32Array
+
+/** Per value: what `optics_norm` and `lower` make of it. Computed by the caller for non-ASCII values. */
+export interface TextForms {
+  readonly norm: string
+  readonly lower: string
+}
+
+export class Column {
+  readonly name: string
+  readonly type: ValueType
+  /** Code → the value as the database printed it (index 0, NULL, holds ''). */
+  readonly values: readonly string[]
+  /** Row → code. */
+  readonly codes: Codes
+  /** Code → the value as JSON carries it: text, or a number (display only). */
+  readonly json: readonly (string | number | null)[]
+  #postings: { offsets: Uint32Array; rows: Uint32Array } | undefined
+  #ranks: Uint32Array | undefined
+  #lowerRanks: Uint32Array | undefined
+  #decimals: (DecimalValue | undefined)[] | undefined
+  #forms: TextForms[] | undefined
+
+  constructor(name: string, type: ValueType, values: string[], codes: Codes) {
+    this.name = name
+    this.type = type
+    this.values = values
+    this.codes = codes
+    this.json = values.map((value, code) => (code === NULL_CODE ? null : type === 'text' ? value : Number(value)))
+  }
+
+  get distinct(): number {
+    return this.values.length
+  }
+
+  /** The non-ASCII values, whose normal forms the database must give ({@link setForms}). */
+  nonAsciiValues(): string[] {
+    if (this.type !== 'text') return []
+    return this.values.filter((value, code) => code !== NULL_CODE && asciiNorm(value) === undefined)
+  }
+
+  /** Sets each value's normal forms; `given` holds those of the non-ASCII values. */
+  setForms(given: ReadonlyMap<string, TextForms>): void {
+    this.#forms = this.values.map((value) => {
+      const norm = asciiNorm(value)
+      if (norm !== undefined) return { norm, lower: asciiLower(value) as string }
+      const forms = given.get(value)
+      if (!forms) throw new Error(`column ${this.name}: no normal form for a value`)
+      return forms
+    })
+  }
+
+  /** `optics_norm` of each value (text columns). */
+  get forms(): readonly TextForms[] {
+    if (!this.#forms) this.setForms(new Map())
+    return this.#forms as TextForms[]
+  }
+
+  /** Each value as an exact decimal (numeric columns). */
+  get decimals(): readonly (DecimalValue | undefined)[] {
+    this.#decimals ??= this.values.map((value, code) => (code === NULL_CODE ? undefined : parseDecimal(value)))
+    return this.#decimals
+  }
+
+  /** The rows of each code, ascending: rows of code c are `rows[offsets[c]] … rows[offsets[c + 1] - 1]`. */
+  get postings(): { offsets: Uint32Array; rows: Uint32Array } {
+    if (!this.#postings) {
+      const offsets = new Uint32Array(this.values.length + 1)
+      const { codes } = this
+      for (let row = 0; row < codes.length; row++) {
+        const slot = (codes[row] as number) + 1
+        offsets[slot] = (offsets[slot] as number) + 1
+      }
+      for (let code = 0; code < this.values.length; code++) {
+        offsets[code + 1] = (offsets[code + 1] as number) + (offsets[code] as number)
+      }
+      const next = offsets.slice(0, this.values.length)
+      const rows = new Uint32Array(codes.length)
+      for (let row = 0; row < codes.length; row++) {
+        const code = codes[row] as number
+        const at = next[code] as number
+        next[code] = at + 1
+        rows[at] = row
+      }
+      this.#postings = { offsets, rows }
+    }
+    return this.#postings
+  }
+
+  /** How many rows carry code `code`. */
+  count(code: number): number {
+    const { offsets } = this.postings
+    return (offsets[code + 1] as number) - (offsets[code] as number)
+  }
+
+  /**
+   * Each code's rank in PostgreSQL's ascending order (text in byte order, numbers by value; equal values share a
+   * rank); NULL ranks after every value. `ignoreCase`: ranks of `lower(value)`.
+   */
+  ranks(ignoreCase = false): Uint32Array {
+    if (ignoreCase && this.type === 'text') {
+      this.#lowerRanks ??= this.#rank((code) => this.forms[code]?.lower ?? '', compareCodePoints)
+      return this.#lowerRanks
+    }
+    if (!this.#ranks) {
+      this.#ranks =
+        this.type === 'text'
+          ? this.#rank((code) => this.values[code] ?? '', compareCodePoints)
+          : this.#rank((code) => this.decimals[code] as DecimalValue, compareDecimal)
+    }
+    return this.#ranks
+  }
+
+  #rank<T>(key: (code: number) => T, compare: (a: T, b: T) => number): Uint32Array {
+    const codes = Array.from({ length: this.values.length - 1 }, (_, index) => index + 1)
+    codes.sort((a, b) => compare(key(a), key(b)))
+    const ranks = new Uint32Array(this.values.length)
+    let rank = 0
+    for (let index = 0; index < codes.length; index++) {
+      const code = codes[index] as number
+      if (index > 0 && compare(key(codes[index - 1] as number), key(code)) !== 0) rank++
+      ranks[code] = rank
+    }
+    ranks[NULL_CODE] = codes.length === 0 ? 0 : rank + 1
+    return ranks
+  }
+}
+
+/** Rows of one table being read: values dictionary-coded as they arrive. */
+export class ColumnBuilder {
+  readonly name: string
+  readonly type: ValueType
+  readonly #byValue = new Map<string, number>()
+  readonly #values: string[] = ['']
+  #codes = new Uint32Array(1024)
+  #length = 0
+
+  constructor(name: string, type: ValueType) {
+    this.name = name
+    this.type = type
+  }
+
+  push(value: string | null): void {
+    let code = NULL_CODE
+    if (value !== null) {
+      code = this.#byValue.get(value) ?? 0
+      if (code === 0) {
+        code = this.#values.length
+        this.#values.push(value)
+        this.#byValue.set(value, code)
+      }
+    }
+    if (this.#length === this.#codes.length) {
+      const grown = new Uint32Array(this.#codes.length * 2)
+      grown.set(this.#codes)
+      this.#codes = grown
+    }
+    this.#codes[this.#length++] = code
+  }
+
+  build(): Column {
+    const used = this.#codes.subarray(0, this.#length)
+    const distinct = this.#values.length
+    const codes =
+      distinct <= 0x100 ? Uint8Array.from(used) : distinct <= 0x10000 ? Uint16Array.from(used) : used.slice()
+    return new Column(this.name, this.type, this.#values, codes)
+  }
+}
+
+/** Rows in their stored order, by column name; `tie` orders rows by the SQL path's unique tiebreak. */
+export interface Table {
+  readonly rows: number
+  readonly columns: ReadonlyMap<string, Column>
+  /** Row → its rank in the tiebreak order (`sku_id, price_id` of a matview row, `id` of an entry). */
+  readonly tie: Uint32Array
+  /** Tiebreak rank → row. */
+  readonly rowByTie: Uint32Array
+}
+
+/** The tiebreak ranks of rows keyed by one or two integer id columns. */
+export function tieOrder(rows: number, first: Float64Array, second?: Float64Array): Pick<Table, 'tie' | 'rowByTie'> {
+  const rowByTie = new Uint32Array(rows)
+  for (let row = 0; row < rows; row++) rowByTie[row] = row
+  rowByTie.sort(
+    (a, b) =>
+      (first[a] as number) - (first[b] as number) || (second ? (second[a] as number) - (second[b] as number) : 0),
+  )
+  const tie = new Uint32Array(rows)
+  for (let rank = 0; rank < rows; rank++) tie[rowByTie[rank] as number] = rank
+  return { tie, rowByTie }
+}
