@@ -78,7 +78,13 @@ export async function facetRoutes(app: FastifyInstance): Promise<void> {
       },
       async (request) => {
         const body = request.body as Record<string, string | number | null | undefined> & { byPriceList: boolean }
-        return searchFacets(app.db.read, kind, { byPriceList: body.byPriceList, filters: body }, app.resultCache)
+        return searchFacets(
+          app.db.read,
+          kind,
+          { byPriceList: body.byPriceList, filters: body },
+          app.resultCache,
+          app.searchIndex,
+        )
       },
     )
   }
@@ -115,6 +121,7 @@ export async function facetRoutes(app: FastifyInstance): Promise<void> {
           kind,
           { field: query.field, q: query.q, byPriceList: query.byPriceList ?? false, limit: query.limit },
           app.resultCache,
+          app.searchIndex,
         ),
       }
     },

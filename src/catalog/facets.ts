@@ -3,6 +3,7 @@ import { dataVersionSql, readDataVersion, searchReads } from './catalog-state.js
 import type { ItemField, Kind } from './kind.js'
 import { readPrescription } from './prescription.js'
 import type { ResultCache } from './result-cache.js'
+import type { SearchIndex } from './search-index/search-index.js'
 import {
   activeFilters,
   entryCondition,
@@ -100,9 +101,12 @@ export async function searchFacets(
   kind: Kind,
   request: { readonly byPriceList: boolean; readonly filters: FilterValues },
   cache?: ResultCache,
+  index?: SearchIndex,
 ): Promise<Facets> {
   const filters = readPrescription(kind, request.filters)
   const { byPriceList } = request
+  const indexed = await index?.facets(kind, byPriceList, filters)
+  if (indexed) return indexed
   const key = JSON.stringify(['facets', searchCountKey(kind, { byPriceList, filters })])
   const compute = async () => computeFacets(db, kind, byPriceList, filters)
   if (!cache?.enabled) return (await compute()).value

@@ -5,6 +5,7 @@ import { normaliseKeyText } from './demo-generator.js'
 import { facetFields } from './facets.js'
 import type { Kind } from './kind.js'
 import type { ResultCache } from './result-cache.js'
+import type { SearchIndex } from './search-index/search-index.js'
 import { fieldSql } from './search-query.js'
 
 /*
@@ -87,6 +88,10 @@ async function fieldValues(
   return cache.getOrCompute(key, await readDataVersion(db, kind, reads), compute)
 }
 
+function suggestionValue(value: string, count: number): FieldValue {
+  return { value, count, normalised: normaliseKeyText(value) }
+}
+
 const byCount = (a: FieldValue, b: FieldValue) =>
   b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0)
 
@@ -96,6 +101,7 @@ export async function suggest(
   kind: Kind,
   request: { readonly field: string; readonly q: string; readonly byPriceList: boolean; readonly limit?: number },
   cache?: ResultCache,
+  index?: SearchIndex,
 ): Promise<Suggestion[]> {
   const field = kind.itemFields.find((candidate) => candidate.name === request.field)
   const column = field && field.type === 'text' ? fieldSql(field, request.byPriceList) : null
@@ -109,7 +115,9 @@ export async function suggest(
   const query = normaliseKeyText(request.q)
   if (query === '') throw invalidField('q', 'must not be blank')
   const limit = Math.min(request.limit ?? MAX_SUGGESTIONS, MAX_SUGGESTIONS)
-  const values = await fieldValues(db, kind, request.byPriceList, column, field.name, cache)
+  const values =
+    (await index?.fieldValues(kind, field, request.byPriceList, suggestionValue)) ??
+    (await fieldValues(db, kind, request.byPriceList, column, field.name, cache))
 
   const prefix: FieldValue[] = []
   const substring: FieldValue[] = []

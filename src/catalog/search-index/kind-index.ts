@@ -1,8 +1,9 @@
 import type { RawClient } from '../../db/database.js'
 import { parseDecimal } from '../../http/decimal.js'
 import { buildPage, type Page } from '../../http/page.js'
+import { FACET_VALUES, type Facets, facetFields, type NumericFacet, type TextFacet } from '../facets.js'
 import type { Filter, ItemField, Kind, ValueType } from '../kind.js'
-import { activeFilters, resolveSort, type SearchRequest } from '../search-query.js'
+import { activeFilters, type FilterValues, resolveSort, type SearchRequest } from '../search-query.js'
 import {
   type Condition,
   compareCondition,
@@ -261,6 +262,22 @@ export interface IndexedSearch {
   readonly prices: PriceTable
 }
 
+/** The conditions of each active filter of a search, in the tables of its mode. */
+function filterConditions(
+  kind: Kind,
+  tables: IndexedSearch,
+  byPriceList: boolean,
+  filters: FilterValues,
+  norm: (text: string) => string,
+): { filter: Filter; conditions: Condition[] }[] {
+  return activeFilters(kind, filters).map(({ filter, value }) => ({
+    filter,
+    conditions: byPriceList
+      ? entryConditions(tables.prices, tables.matview, filter, value, norm)
+      : matviewConditions(tables.matview, filter, value, norm),
+  }))
+}
+
 /**
  * A page of a search, from the tables. `norm` gives `optics_norm` of a filter's text (the caller has it from the
  * database where the text is not ASCII). Throws {@link NotIndexable} where only SQL can answer.
@@ -273,11 +290,7 @@ export function searchTables(
 ): Page<Record<string, unknown>> {
   const { byPriceList } = request
   const table: Table = byPriceList ? tables.prices : tables.matview
-  const conditions = activeFilters(kind, request.filters).flatMap(({ filter, value }) =>
-    byPriceList
-      ? entryConditions(tables.prices, tables.matview, filter, value, norm)
-      : matviewConditions(tables.matview, filter, value, norm),
-  )
+  const conditions = filterConditions(kind, tables, byPriceList, request.filters, norm).flatMap((f) => f.conditions)
   const sorted = resolveSort(kind, request.page.sort)
   const { page, size } = request.page
   const from = page * size
@@ -317,4 +330,90 @@ export function searchTables(
     content.push(item)
   }
   return buildPage(content, request.page, total)
+}
+
+/** Code → how many of `rows` carry it (all rows when undefined). */
+function tally(column: Column, rows: Uint32Array | undefined): Uint32Array {
+  const counts = new Uint32Array(column.distinct)
+  const { codes } = column
+  if (!rows) {
+    for (let code = 0; code < counts.length; code++) counts[code] = column.count(code)
+    return counts
+  }
+  for (let index = 0; index < rows.length; index++) {
+    const code = codes[rows[index] as number] as number
+    counts[code] = (counts[code] as number) + 1
+  }
+  return counts
+}
+
+/** The facets of a search, as facets.ts computes them in SQL: totals, numeric bounds, top values with counts. */
+export function facetTables(
+  kind: Kind,
+  tables: IndexedSearch,
+  byPriceList: boolean,
+  filters: FilterValues,
+  norm: (text: string) => string,
+): Facets {
+  const table: Table = byPriceList ? tables.prices : tables.matview
+  const active = filterConditions(kind, tables, byPriceList, filters, norm)
+  const matching = (except?: Filter): Uint32Array | undefined => {
+    const conditions = active.filter((a) => a.filter !== except).flatMap((a) => a.conditions)
+    return conditions.length > 0 ? matchRows(table, conditions) : undefined
+  }
+  const all = matching()
+  const fields = facetFields(kind, byPriceList)
+
+  const numeric: Record<string, NumericFacet> = {}
+  for (const field of fields.numeric) {
+    const column = fieldColumn(table, field, byPriceList) as Column
+    const counts = tally(column, all)
+    const ranks = column.ranks()
+    let [min, max] = [NULL_CODE, NULL_CODE]
+    for (let code = 1; code < counts.length; code++) {
+      if (counts[code] === 0) continue
+      if (min === NULL_CODE || (ranks[code] as number) < (ranks[min] as number)) min = code
+      if (max === NULL_CODE || (ranks[code] as number) > (ranks[max] as number)) max = code
+    }
+    numeric[field.name] = { min: column.json[min] as number | null, max: column.json[max] as number | null }
+  }
+
+  const text: Record<string, TextFacet> = {}
+  for (const field of fields.text) {
+    const column = fieldColumn(table, field, byPriceList) as Column
+    const own = active.find((a) => a.filter.name === field.name)
+    const counts = tally(column, own ? matching(own.filter) : all)
+    const present: number[] = []
+    for (let code = 1; code < counts.length; code++) if ((counts[code] as number) > 0) present.push(code)
+    const ranks = column.ranks()
+    present.sort((a, b) => (counts[b] as number) - (counts[a] as number) || (ranks[a] as number) - (ranks[b] as number))
+    text[field.name] = {
+      values: present
+        .slice(0, FACET_VALUES)
+        .map((code) => ({ value: column.values[code] as string, count: counts[code] as number })),
+      distinct: present.length,
+    }
+  }
+  return { total: all ? all.length : table.rows, text, numeric }
+}
+
+/** Every value of an item field with how many rows carry it (NULL left out), or undefined where there is none. */
+export function fieldValueCounts<T>(
+  tables: IndexedSearch,
+  field: ItemField,
+  byPriceList: boolean,
+  shape: (value: string, count: number) => T,
+): readonly T[] | undefined {
+  const table: Table = byPriceList ? tables.prices : tables.matview
+  const column = fieldColumn(table, field, byPriceList)
+  if (!column) return undefined
+  // Kept with the column: the same list serves every keystroke until the data changes.
+  return column.memo(`values:${shape.name}`, () => {
+    const values: T[] = []
+    for (let code = 1; code < column.distinct; code++) {
+      const count = column.count(code)
+      if (count > 0) values.push(shape(column.values[code] as string, count))
+    }
+    return values
+  })
 }

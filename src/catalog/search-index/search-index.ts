@@ -2,10 +2,13 @@ import type { FastifyBaseLogger } from 'fastify'
 import { sql } from 'kysely'
 import type { Database, RawClient } from '../../db/database.js'
 import type { Page } from '../../http/page.js'
-import type { Kind } from '../kind.js'
+import type { Facets } from '../facets.js'
+import type { ItemField, Kind } from '../kind.js'
 import { kinds as allKinds } from '../kinds.js'
-import { activeFilters, type SearchRequest } from '../search-query.js'
+import { activeFilters, type FilterValues, type SearchRequest } from '../search-query.js'
 import {
+  facetTables,
+  fieldValueCounts,
   type IndexedSearch,
   loadMatviewTable,
   loadPriceTable,
@@ -163,7 +166,39 @@ export class SearchIndex implements SearchIndexService {
    * The page of a search from the index, or undefined when SQL must answer (index off, not loaded, behind the
    * data, or a filter only SQL can read).
    */
-  async search(kind: Kind, request: SearchRequest): Promise<Page<Record<string, unknown>> | undefined> {
+  search(kind: Kind, request: SearchRequest): Promise<Page<Record<string, unknown>> | undefined> {
+    return this.#answer(kind, request.byPriceList, request.filters, (tables, norm) =>
+      searchTables(kind, tables, request, norm),
+    )
+  }
+
+  /** The facets of a search body (prescription already read), or undefined when SQL must answer. */
+  facets(kind: Kind, byPriceList: boolean, filters: FilterValues): Promise<Facets | undefined> {
+    return this.#answer(kind, byPriceList, filters, (tables, norm) =>
+      facetTables(kind, tables, byPriceList, filters, norm),
+    )
+  }
+
+  /** Every value of a text field with its count, shaped by `shape` (kept per data version), or undefined. */
+  fieldValues<T>(
+    kind: Kind,
+    field: ItemField,
+    byPriceList: boolean,
+    shape: (value: string, count: number) => T,
+  ): Promise<readonly T[] | undefined> {
+    return this.#answer(kind, byPriceList, {}, (tables) => {
+      const values = fieldValueCounts(tables, field, byPriceList, shape)
+      if (!values) throw new NotIndexable('no such field in this mode')
+      return values
+    })
+  }
+
+  async #answer<T>(
+    kind: Kind,
+    byPriceList: boolean,
+    filters: FilterValues,
+    compute: (tables: IndexedSearch, norm: (text: string) => string) => T,
+  ): Promise<T | undefined> {
     const state = this.#states.get(kind.path)
     if (!this.enabled || this.#closed || !state) return this.#bySql()
     if (!state.matview || !state.prices) {
@@ -171,7 +206,7 @@ export class SearchIndex implements SearchIndexService {
       return this.#bySql()
     }
     const texts = new Set<string>()
-    for (const { filter, value } of activeFilters(kind, request.filters)) {
+    for (const { filter, value } of activeFilters(kind, filters)) {
       if (filter.match === 'substring' && asciiNorm(String(value)) === undefined) texts.add(String(value))
     }
     const [versions, norms] = await Promise.all([
@@ -179,15 +214,16 @@ export class SearchIndex implements SearchIndexService {
       texts.size > 0 ? this.#norms([...texts]) : undefined,
     ])
     const wanted = versions.get(kind.path)
-    const tables = { matview: state.matview, prices: state.prices }
-    if (!wanted || !this.#fresh(tables, wanted, request.byPriceList)) {
+    // Read after the versions: a load that finished meanwhile may already hold them.
+    const tables = state.matview && state.prices ? { matview: state.matview, prices: state.prices } : undefined
+    if (!wanted || !tables || !this.#fresh(tables, wanted, byPriceList)) {
       this.#startLoad(kind)
       return this.#bySql()
     }
     try {
-      const page = searchTables(kind, tables, request, (text) => asciiNorm(text) ?? (norms?.get(text) as string))
+      const result = compute(tables, (text) => asciiNorm(text) ?? (norms?.get(text) as string))
       this.served.index++
-      return page
+      return result
     } catch (error) {
       if (error instanceof NotIndexable) return this.#bySql()
       throw error

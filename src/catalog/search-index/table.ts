@@ -34,6 +34,7 @@ export class Column {
   #lowerRanks: Uint32Array | undefined
   #decimals: (DecimalValue | undefined)[] | undefined
   #forms: TextForms[] | undefined
+  readonly #memo = new Map<string, unknown>()
 
   constructor(name: string, type: ValueType, values: string[], codes: Codes) {
     this.name = name
@@ -41,6 +42,12 @@ export class Column {
     this.values = values
     this.codes = codes
     this.json = values.map((value, code) => (code === NULL_CODE ? null : type === 'text' ? value : Number(value)))
+  }
+
+  /** A value derived from the column, computed once (the column never changes). */
+  memo<T>(key: string, make: () => T): T {
+    if (!this.#memo.has(key)) this.#memo.set(key, make())
+    return this.#memo.get(key) as T
   }
 
   get distinct(): number {
