@@ -142,6 +142,27 @@ eachDatabase('prescription filters', (ctx) => {
     )
   })
 
+  test('a prescription written as text with trailing zeros finds what its number finds, on the index and on SQL', async () => {
+    const sqlApp = await buildTestApp(ctx.db, { SEARCH_INDEX: 'off' })
+    try {
+      for (const target of [app, sqlApp]) {
+        const contacts = async (body: Record<string, unknown>) =>
+          (
+            await target.inject({
+              method: 'POST',
+              url: '/api/v2/good/nomenclature/search/contact-lenses',
+              payload: { byPriceList: false, ...body },
+            })
+          ).json()
+        const written = await contacts({ dioptre: '-2.50', cylinder: '-1.250', axis: '90.0' })
+        assert.equal(written.totalElements, 1)
+        assert.deepEqual(written, await contacts({ dioptre: -2.5, cylinder: -1.25, axis: 90 }))
+      }
+    } finally {
+      await sqlApp.close()
+    }
+  })
+
   test('price-list mode matches the zones that cover the prescription', async () => {
     const { body } = await search(lenses, { byPriceList: true, sphere: -4.25, cylinder: -2 })
     assert.deepEqual(

@@ -61,14 +61,16 @@ export function readPrescription(kind: Kind, values: FilterValues): FilterValues
   if (errors.length > 0) {
     throw badRequest(`Invalid prescription: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors)
   }
-  const cylinder = read.get('cylinder')
-  if (cylinder === undefined || cylinder <= 0) return values
-
+  // Every value read goes on in its canonical form ("90.0" → "90", "-2.750" → "-2.75"), as the checks read it.
   const transposed: Record<string, string | number | null | undefined> = { ...values }
   const set = (role: Role, value: string) => {
     const filter = roleFilter(kind, role)
     if (filter) transposed[filter.name] = value
   }
+  for (const [role, value] of read) set(role, role === 'axis' ? String(value) : fromQuarters(value))
+  const cylinder = read.get('cylinder')
+  if (cylinder === undefined || cylinder <= 0) return transposed
+
   const sphere = read.get('sphere')
   if (sphere !== undefined) set('sphere', fromQuarters(sphere + cylinder))
   set('cylinder', fromQuarters(-cylinder))

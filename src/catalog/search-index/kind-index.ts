@@ -1,11 +1,12 @@
 import type { RawClient } from '../../db/database.js'
-import { parseDecimal } from '../../http/decimal.js'
+import { compareDecimal, type DecimalValue, parseDecimal } from '../../http/decimal.js'
 import { buildPage, type Page } from '../../http/page.js'
 import { FACET_VALUES, type Facets, facetFields, type NumericFacet, type TextFacet } from '../facets.js'
-import type { Filter, ItemField, Kind, ValueType } from '../kind.js'
+import type { Filter, ItemField, Kind, Range, ValueType } from '../kind.js'
 import { activeFilters, type FilterValues, resolveSort, type SearchRequest } from '../search-query.js'
 import {
   type Condition,
+  codeCondition,
   compareCondition,
   containsCondition,
   matchRows,
@@ -15,7 +16,17 @@ import {
   sortKey,
   type ValueCondition,
 } from './matching.js'
-import { type Column, ColumnBuilder, NULL_CODE, type Table, type TextForms, tieOrder } from './table.js'
+import {
+  type Column,
+  ColumnBuilder,
+  countingPass,
+  NULL_CODE,
+  rowRanks,
+  sortByIds,
+  type Table,
+  type TextForms,
+  tieOf,
+} from './table.js'
 import { CopyTextParser } from './text.js'
 
 /*
@@ -35,6 +46,8 @@ export interface ColumnSpec {
 export interface MatviewTable extends Table {
   /** `'m' || matview_version`: the version a matview search reads. */
   readonly matviewVersion: number
+  /** Row → the id of the entry that prices it. */
+  readonly priceIds: Float64Array
 }
 
 export interface PriceTable extends Table {
@@ -47,7 +60,6 @@ export interface PriceTable extends Table {
 /** The columns of `<kind>_mv` the index keeps (besides sku_id, which only orders ties). */
 export function matviewColumnSpecs(kind: Kind): ColumnSpec[] {
   return [
-    { name: 'price_id', type: 'integer' },
     { name: 'retail_price', type: 'decimal' },
     ...kind.attributes.map((a) => ({ name: a.column, type: a.type })),
     ...kind.ranges.filter((r) => r.sku !== 'none').map((r) => ({ name: r.column, type: r.type })),
@@ -71,15 +83,6 @@ export function priceColumnSpecs(kind: Kind): ColumnSpec[] {
   ]
 }
 
-/** `ORDER BY` of a page without a requested sort, exactly as buildSearchQuery writes it. */
-function naturalOrderSql(kind: Kind, byPriceList: boolean): string {
-  if (byPriceList) {
-    const fields = kind.order.flatMap((field) => (field.entryColumn ? [`e.${field.entryColumn}`] : []))
-    return [...fields, 'e.id'].join(', ')
-  }
-  return [...kind.order.map((field) => `m.${field.column}`), 'm.sku_id', 'm.price_id'].join(', ')
-}
-
 /** Normal forms of non-ASCII text values, computed by the database itself. */
 export async function databaseForms(client: RawClient, values: readonly string[]): Promise<Map<string, TextForms>> {
   const forms = new Map<string, TextForms>()
@@ -92,14 +95,24 @@ export async function databaseForms(client: RawClient, values: readonly string[]
   return forms
 }
 
+/** The column of a matview range's coverage: `coalesce(point, from)` and `coalesce(point, to)` as one value. */
+export const coverageColumn = (range: Range): string => `${range.column}~covered`
+
+/**
+ * Reads a table through COPY, in whatever order the database sends it, then puts the rows in the natural order
+ * of `order` (columns ascending, NULLs last, as PostgreSQL's ORDER BY) and then the ids (the unique tiebreak).
+ * Sorting here, by radix passes over the values' ranks, is faster than the database's ordered scan.
+ */
 async function readTable(
   client: RawClient,
-  query: string,
+  source: string,
   specs: readonly ColumnSpec[],
-  ids: number,
-): Promise<{ rows: number; columns: Map<string, Column>; ids: Float64Array[] }> {
+  idNames: readonly string[],
+  order: readonly string[],
+): Promise<{ rows: number; columns: Map<string, Column>; ids: Float64Array[]; tie: Pick<Table, 'tie' | 'rowByTie'> }> {
   const builders = specs.map((spec) => new ColumnBuilder(spec.name, spec.type))
-  let idArrays = Array.from({ length: ids }, () => new Float64Array(1024))
+  const idCount = idNames.length
+  let idArrays = idNames.map(() => new Float64Array(1024))
   let rows = 0
   const parser = new CopyTextParser((fields) => {
     if (rows === (idArrays[0] as Float64Array).length) {
@@ -109,53 +122,103 @@ async function readTable(
         return grown
       })
     }
-    for (let index = 0; index < ids; index++) (idArrays[index] as Float64Array)[rows] = Number(fields[index])
+    for (let index = 0; index < idCount; index++) (idArrays[index] as Float64Array)[rows] = Number(fields[index])
     for (let index = 0; index < builders.length; index++) {
-      ;(builders[index] as ColumnBuilder).push(fields[ids + index] ?? null)
+      ;(builders[index] as ColumnBuilder).push(fields[idCount + index] ?? null)
     }
     rows++
   })
-  for await (const chunk of client.copyOut(query)) parser.push(chunk)
+  const select = [...idNames, ...specs.map((spec) => spec.name)].join(', ')
+  for await (const chunk of client.copyOut(`SELECT ${select} FROM ${source}`)) parser.push(chunk)
   parser.end()
+  const unordered = builders.map((builder) => builder.build())
+  const ids = idArrays.map((array) => array.subarray(0, rows))
+  for (const id of ids) {
+    for (let row = 0; row < rows; row++) {
+      const value = id[row] as number
+      if (!(Number.isInteger(value) && value >= 0 && value < 2 ** 32)) throw new Error('an id out of the index range')
+    }
+  }
+
+  // Tiebreak order first, then stable passes from the last order column to the first.
+  const byTie = sortByIds(rows, ids)
+  let natural = byTie
+  const byName = new Map(unordered.map((column) => [column.name, column]))
+  for (let index = order.length - 1; index >= 0; index--) {
+    const column = byName.get(order[index] as string) as Column
+    natural = countingPass(natural, rowRanks(column), (column.ranks()[NULL_CODE] as number) + 1)
+  }
+  const position = new Uint32Array(rows)
+  for (let index = 0; index < rows; index++) position[natural[index] as number] = index
+  const rowByTie = new Uint32Array(rows)
+  for (let rank = 0; rank < rows; rank++) rowByTie[rank] = position[byTie[rank] as number] as number
+
   const columns = new Map<string, Column>()
   const nonAscii = new Set<string>()
-  for (const builder of builders) {
-    const column = builder.build()
-    columns.set(column.name, column)
+  for (const column of unordered) {
+    columns.set(column.name, column.permuted(natural))
     for (const value of column.nonAsciiValues()) nonAscii.add(value)
   }
   const forms = await databaseForms(client, [...nonAscii])
   for (const column of columns.values()) if (column.type === 'text') column.setForms(forms)
-  return { rows, columns, ids: idArrays.map((array) => array.subarray(0, rows)) }
+  const orderedIds = ids.map((id) => {
+    const ordered = new Float64Array(rows)
+    for (let index = 0; index < rows; index++) ordered[index] = id[natural[index] as number] as number
+    return ordered
+  })
+  return { rows, columns, ids: orderedIds, tie: tieOf(rowByTie) }
 }
 
-/** Reads the kind's matview, in natural order. Run inside a snapshot that also read `matviewVersion`. */
+/** Adds, per range a SKU may or may not carry, the column of what a row covers (see {@link coverageColumn}). */
+function addCoverageColumns(kind: Kind, rows: number, columns: Map<string, Column>): void {
+  for (const range of kind.ranges) {
+    if (range.sku !== 'optional') continue
+    const [point, from, to] = ['', '_from', '_to'].map((suffix) => columns.get(`${range.column}${suffix}`) as Column)
+    const builder = new ColumnBuilder(coverageColumn(range), 'text')
+    const [pointValues, fromValues, toValues] = [point, from, to].map((column) => (column as Column).values) as [
+      readonly string[],
+      readonly string[],
+      readonly string[],
+    ]
+    for (let row = 0; row < rows; row++) {
+      const own = (point as Column).codes[row] as number
+      const low = own !== NULL_CODE ? own : ((from as Column).codes[row] as number)
+      const high = own !== NULL_CODE ? own : ((to as Column).codes[row] as number)
+      const lowText = own !== NULL_CODE ? pointValues[low] : low === NULL_CODE ? '' : fromValues[low]
+      const highText = own !== NULL_CODE ? pointValues[high] : high === NULL_CODE ? '' : toValues[high]
+      builder.push(`${lowText}\t${highText}`)
+    }
+    columns.set(coverageColumn(range), builder.build())
+  }
+}
+
+/** Reads the kind's matview. Run inside a snapshot that also read `matviewVersion`. */
 export async function loadMatviewTable(client: RawClient, kind: Kind, matviewVersion: number): Promise<MatviewTable> {
-  const specs = matviewColumnSpecs(kind)
-  const select = ['m.sku_id', ...specs.map((spec) => `m.${spec.name}`)].join(', ')
-  const query = `SELECT ${select} FROM ${kind.matview} m ORDER BY ${naturalOrderSql(kind, false)}`
-  const { rows, columns, ids } = await readTable(client, query, specs, 1)
-  const priceIds = new Float64Array(rows)
-  const priceId = columns.get('price_id') as Column
-  for (let row = 0; row < rows; row++) priceIds[row] = Number(priceId.values[priceId.codes[row] as number])
-  return { rows, columns, matviewVersion, ...tieOrder(rows, ids[0] as Float64Array, priceIds) }
+  const order = kind.order.map((field) => field.column)
+  const table = await readTable(client, `${kind.matview} m`, matviewColumnSpecs(kind), ['sku_id', 'price_id'], order)
+  addCoverageColumns(kind, table.rows, table.columns)
+  return {
+    rows: table.rows,
+    columns: table.columns,
+    matviewVersion,
+    priceIds: table.ids[1] as Float64Array,
+    ...table.tie,
+  }
 }
 
-/** Reads the kind's price list, in natural order. Run inside the snapshot that read both versions. */
+/** Reads the kind's price list. Run inside the snapshot that read both versions. */
 export async function loadPriceTable(
   client: RawClient,
   kind: Kind,
   dataGeneration: number,
   matviewVersion: number,
 ): Promise<PriceTable> {
-  const specs = priceColumnSpecs(kind)
-  const select = ['e.id', ...specs.map((spec) => `e.${spec.name}`)].join(', ')
-  const query = `SELECT ${select} FROM ${kind.priceTable} e ORDER BY ${naturalOrderSql(kind, true)}`
-  const { rows, columns, ids } = await readTable(client, query, specs, 1)
-  const idColumn = ids[0] as Float64Array
+  const order = kind.order.flatMap((field) => (field.entryColumn ? [field.entryColumn] : []))
+  const table = await readTable(client, `${kind.priceTable} e`, priceColumnSpecs(kind), ['id'], order)
+  const idColumn = table.ids[0] as Float64Array
   const rowById = new Map<number, number>()
-  for (let row = 0; row < rows; row++) rowById.set(idColumn[row] as number, row)
-  return { rows, columns, dataGeneration, matviewVersion, rowById, ...tieOrder(rows, idColumn) }
+  for (let row = 0; row < table.rows; row++) rowById.set(idColumn[row] as number, row)
+  return { rows: table.rows, columns: table.columns, dataGeneration, matviewVersion, rowById, ...table.tie }
 }
 
 /** Thrown (and caught by the caller) where the index cannot say exactly what SQL would: SQL answers instead. */
@@ -201,20 +264,19 @@ function matviewConditions(
   if (range.sku === 'required') {
     return [compareCondition(columnOf(table, range.column), decimalOf(value), (c) => c === 0)]
   }
-  const [from, to] = insideConditions(table, range.column, value) as [ValueCondition, ValueCondition]
-  if (range.sku === 'none') return [from, to]
-  // The SKU's own value where it has one, else its zone.
-  const point = compareCondition(columnOf(table, range.column), decimalOf(value), (c) => c === 0)
-  const [pointCodes, fromCodes, toCodes] = [point.column.codes, from.column.codes, to.column.codes]
+  if (range.sku === 'none') return insideConditions(table, range.column, value)
+  // The SKU's own value where it has one, else its zone: `low ≤ value ≤ high` on the coverage column.
+  const decimal = decimalOf(value)
+  const column = columnOf(table, coverageColumn(range))
+  const covers = column.memo('coverage', () =>
+    column.values.map((text) => text.split('\t').map((bound) => (bound === '' ? undefined : parseDecimal(bound)))),
+  )
   return [
-    {
-      kind: 'row',
-      test: (row) => {
-        const code = pointCodes[row] as number
-        if (code !== NULL_CODE) return point.accepted[code] === 1
-        return from.accepted[fromCodes[row] as number] === 1 && to.accepted[toCodes[row] as number] === 1
-      },
-    },
+    codeCondition(column, (code) => {
+      if (code === NULL_CODE) return false
+      const [low, high] = covers[code] as (DecimalValue | undefined)[]
+      return (!low || compareDecimal(low, decimal) <= 0) && (!high || compareDecimal(high, decimal) >= 0)
+    }),
   ]
 }
 
@@ -231,17 +293,14 @@ function entryConditions(
   if (attribute.entry === 'none') {
     // Entries that price at least one matview row matching the filter.
     const rows = matchRows(matview, matviewConditions(matview, filter, value, norm))
-    const priceId = columnOf(matview, 'price_id')
     const hit = new Uint8Array(prices.rows)
-    const seen = new Uint8Array(priceId.distinct)
     for (let index = 0; index < rows.length; index++) {
-      const code = priceId.codes[rows[index] as number] as number
-      if (seen[code]) continue
-      seen[code] = 1
-      const entry = prices.rowById.get(Number(priceId.values[code]))
+      const entry = prices.rowById.get(matview.priceIds[rows[index] as number] as number)
       if (entry !== undefined) hit[entry] = 1
     }
-    return [{ kind: 'row', test: (row) => hit[row] === 1 }]
+    const entries: number[] = []
+    for (let row = 0; row < hit.length; row++) if (hit[row]) entries.push(row)
+    return [{ kind: 'rows', rows: Uint32Array.from(entries), member: hit }]
   }
   const column = columnOf(prices, attribute.column)
   const condition =

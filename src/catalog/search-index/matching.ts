@@ -7,29 +7,108 @@ import { type Column, NULL_CODE, type Table } from './table.js'
  * starts from the most selective value test's postings and checks the rest row by row, in the table's order.
  */
 
-/** A condition on one column: the codes it accepts (`accepted[code] === 1`). */
+/** A condition on one column: the codes it accepts (`accepted[code] === 1`), also listed in `codes` when few. */
 export interface ValueCondition {
   readonly kind: 'value'
   readonly column: Column
   readonly accepted: Uint8Array
+  readonly codes?: Uint32Array
 }
 
-/** A condition on a whole row. */
-export interface RowCondition {
-  readonly kind: 'row'
-  readonly test: (row: number) => boolean
+/** A condition met by a known set of rows (ascending), with a membership flag per row. */
+export interface RowSetCondition {
+  readonly kind: 'rows'
+  readonly rows: Uint32Array
+  readonly member: Uint8Array
 }
 
-export type Condition = ValueCondition | RowCondition
+export type Condition = ValueCondition | RowSetCondition
+
+/** Above this many distinct values, substring search over a column's values goes through its trigram index. */
+const TRIGRAM_INDEX_VALUES = 2000
+
+interface TrigramIndex {
+  /** Trigram → [start, end) in `codes`. */
+  readonly spans: Map<string, number>
+  readonly offsets: Uint32Array
+  readonly codes: Uint32Array
+}
+
+/** The codes whose normalised text holds each trigram (three UTF-16 units), built once per column. */
+function trigramIndex(column: Column): TrigramIndex {
+  return column.memo('trigrams', () => {
+    const { norms } = column
+    const counts = new Map<string, number>()
+    const seen = new Set<string>()
+    for (let code = 1; code < norms.length; code++) {
+      const text = norms[code] as string
+      seen.clear()
+      for (let at = 0; at + 3 <= text.length; at++) {
+        const gram = text.slice(at, at + 3)
+        if (seen.has(gram)) continue
+        seen.add(gram)
+        counts.set(gram, (counts.get(gram) ?? 0) + 1)
+      }
+    }
+    const spans = new Map<string, number>()
+    const offsets = new Uint32Array(counts.size + 1)
+    let slot = 0
+    for (const [gram, count] of counts) {
+      spans.set(gram, slot)
+      offsets[slot + 1] = (offsets[slot] as number) + count
+      slot++
+    }
+    const next = offsets.slice(0, counts.size)
+    const codes = new Uint32Array(offsets[counts.size] as number)
+    for (let code = 1; code < norms.length; code++) {
+      const text = norms[code] as string
+      seen.clear()
+      for (let at = 0; at + 3 <= text.length; at++) {
+        const gram = text.slice(at, at + 3)
+        if (seen.has(gram)) continue
+        seen.add(gram)
+        const index = spans.get(gram) as number
+        const position = next[index] as number
+        next[index] = position + 1
+        codes[position] = code
+      }
+    }
+    return { spans, offsets, codes }
+  })
+}
 
 /** Codes of `column` whose normalised text contains `needle` (already normalised). */
 export function containsCondition(column: Column, needle: string): ValueCondition {
   const accepted = new Uint8Array(column.distinct)
-  const { forms } = column
-  for (let code = 1; code < accepted.length; code++) {
-    if ((forms[code] as { norm: string }).norm.includes(needle)) accepted[code] = 1
+  const { norms } = column
+  if (column.distinct <= TRIGRAM_INDEX_VALUES || needle.length < 3) {
+    for (let code = 1; code < accepted.length; code++) {
+      if ((norms[code] as string).includes(needle)) accepted[code] = 1
+    }
+    return { kind: 'value', column, accepted }
   }
-  return { kind: 'value', column, accepted }
+  // Only values holding the needle's rarest trigram can contain it.
+  const index = trigramIndex(column)
+  let best: number | undefined
+  let bestSize = Number.POSITIVE_INFINITY
+  for (let at = 0; at + 3 <= needle.length; at++) {
+    const slot = index.spans.get(needle.slice(at, at + 3))
+    if (slot === undefined) return { kind: 'value', column, accepted, codes: new Uint32Array(0) }
+    const size = (index.offsets[slot + 1] as number) - (index.offsets[slot] as number)
+    if (size < bestSize) {
+      best = slot
+      bestSize = size
+    }
+  }
+  const found: number[] = []
+  for (let at = index.offsets[best as number] as number; at < (index.offsets[(best as number) + 1] as number); at++) {
+    const code = index.codes[at] as number
+    if ((norms[code] as string).includes(needle)) {
+      accepted[code] = 1
+      found.push(code)
+    }
+  }
+  return { kind: 'value', column, accepted, codes: Uint32Array.from(found) }
 }
 
 /** Codes of a numeric column whose value compares to `value` as `test` says. */
@@ -49,47 +128,90 @@ export function compareCondition(
   return { kind: 'value', column, accepted }
 }
 
+/** Codes of a column whose value passes `test`. */
+export function codeCondition(column: Column, test: (code: number) => boolean): ValueCondition {
+  const accepted = new Uint8Array(column.distinct)
+  for (let code = 0; code < accepted.length; code++) if (test(code)) accepted[code] = 1
+  return { kind: 'value', column, accepted }
+}
+
 /** Adds NULL to the codes a condition accepts (a wildcard key of a price-list entry matches any filter). */
 export function orNull(condition: ValueCondition): ValueCondition {
   const accepted = condition.accepted.slice()
   accepted[NULL_CODE] = 1
-  return { ...condition, accepted }
+  const codes = condition.codes ? Uint32Array.from([NULL_CODE, ...condition.codes]) : undefined
+  return { kind: 'value', column: condition.column, accepted, ...(codes ? { codes } : {}) }
 }
 
-function acceptedRows(condition: ValueCondition): number {
+/** The rows meeting a condition on `rows` rows, as a row set. */
+export function rowSet(rows: number, matching: Uint32Array): RowSetCondition {
+  const member = new Uint8Array(rows)
+  for (let index = 0; index < matching.length; index++) member[matching[index] as number] = 1
+  return { kind: 'rows', rows: matching, member }
+}
+
+function acceptedCodes(condition: ValueCondition): Uint32Array {
+  if (condition.codes) return condition.codes
+  const codes: number[] = []
+  const { accepted } = condition
+  for (let code = 0; code < accepted.length; code++) if (accepted[code]) codes.push(code)
+  return Uint32Array.from(codes)
+}
+
+function acceptedRows(condition: ValueCondition, codes: Uint32Array): number {
   let rows = 0
-  const { accepted, column } = condition
-  for (let code = 0; code < accepted.length; code++) if (accepted[code]) rows += column.count(code)
+  for (let index = 0; index < codes.length; index++) rows += condition.column.count(codes[index] as number)
   return rows
 }
 
 /**
- * The rows matching every condition, ascending (the table's order). Postings of the most selective value
- * condition give the candidates when they are few; otherwise every row is tested.
+ * The rows matching every condition, ascending (the table's order). The most selective condition gives the
+ * candidates (a row set, or the postings of a value condition's codes) when they are few; otherwise every row is
+ * tested.
  */
 export function matchRows(table: Table, conditions: readonly Condition[]): Uint32Array {
-  const values = conditions.filter((c): c is ValueCondition => c.kind === 'value')
-  const rowTests = conditions.filter((c): c is RowCondition => c.kind === 'row')
-  let driver: ValueCondition | undefined
+  let driver: Condition | undefined
+  let driverCodes: Uint32Array | undefined
   let driverRows = table.rows
-  for (const condition of values) {
-    const rows = acceptedRows(condition)
+  for (const condition of conditions) {
+    if (condition.kind === 'rows') {
+      if (condition.rows.length <= driverRows) {
+        driver = condition
+        driverRows = condition.rows.length
+        driverCodes = undefined
+      }
+      continue
+    }
+    const codes = acceptedCodes(condition)
+    const rows = acceptedRows(condition, codes)
     if (rows < driverRows) {
       driver = condition
       driverRows = rows
+      driverCodes = codes
     }
   }
-  const others = values.filter((condition) => condition !== driver)
-  const otherCodes = others.map((condition) => condition.column.codes)
-  const otherAccepted = others.map((condition) => condition.accepted)
+  const values = conditions.filter((c): c is ValueCondition => c.kind === 'value' && c !== driver)
+  const sets = conditions.filter((c): c is RowSetCondition => c.kind === 'rows' && c !== driver)
+  const valueCodes = values.map((condition) => condition.column.codes)
+  const valueAccepted = values.map((condition) => condition.accepted)
+  const members = sets.map((condition) => condition.member)
   const passes = (row: number): boolean => {
-    for (let index = 0; index < otherCodes.length; index++) {
-      if (!(otherAccepted[index] as Uint8Array)[(otherCodes[index] as Uint32Array)[row] as number]) return false
+    for (let index = 0; index < valueCodes.length; index++) {
+      if (!(valueAccepted[index] as Uint8Array)[(valueCodes[index] as Uint32Array)[row] as number]) return false
     }
-    for (const test of rowTests) if (!test.test(row)) return false
+    for (let index = 0; index < members.length; index++) if (!(members[index] as Uint8Array)[row]) return false
     return true
   }
 
+  if (driver?.kind === 'rows') {
+    const matches = new Uint32Array(driver.rows.length)
+    let found = 0
+    for (let index = 0; index < driver.rows.length; index++) {
+      const row = driver.rows[index] as number
+      if (passes(row)) matches[found++] = row
+    }
+    return matches.subarray(0, found)
+  }
   const matches = new Uint32Array(driver ? driverRows : table.rows)
   let found = 0
   if (!driver || driverRows > table.rows / 4) {
@@ -103,10 +225,9 @@ export function matchRows(table: Table, conditions: readonly Condition[]): Uint3
     return matches.subarray(0, found)
   }
   const { offsets, rows } = driver.column.postings
-  const acceptedCodes: number[] = []
-  for (let code = 0; code < driver.accepted.length; code++) if (driver.accepted[code]) acceptedCodes.push(code)
-  if (acceptedCodes.length === 1) {
-    const code = acceptedCodes[0] as number
+  const codes = driverCodes as Uint32Array
+  if (codes.length === 1) {
+    const code = codes[0] as number
     for (let index = offsets[code] as number; index < (offsets[code + 1] as number); index++) {
       const row = rows[index] as number
       if (passes(row)) matches[found++] = row
@@ -115,7 +236,8 @@ export function matchRows(table: Table, conditions: readonly Condition[]): Uint3
   }
   // Several values: their postings through a bitset, read back in row order.
   const bits = new Uint32Array((table.rows + 31) >>> 5)
-  for (const code of acceptedCodes) {
+  for (let at = 0; at < codes.length; at++) {
+    const code = codes[at] as number
     for (let index = offsets[code] as number; index < (offsets[code + 1] as number); index++) {
       const row = rows[index] as number
       bits[row >>> 5] = (bits[row >>> 5] as number) | (1 << (row & 31))

@@ -33,7 +33,8 @@ export class Column {
   #ranks: Uint32Array | undefined
   #lowerRanks: Uint32Array | undefined
   #decimals: (DecimalValue | undefined)[] | undefined
-  #forms: TextForms[] | undefined
+  #norms: string[] | undefined
+  #lowers: string[] | undefined
   readonly #memo = new Map<string, unknown>()
 
   constructor(name: string, type: ValueType, values: string[], codes: Codes) {
@@ -62,19 +63,48 @@ export class Column {
 
   /** Sets each value's normal forms; `given` holds those of the non-ASCII values. */
   setForms(given: ReadonlyMap<string, TextForms>): void {
-    this.#forms = this.values.map((value) => {
+    const norms: string[] = new Array(this.values.length)
+    const lowers: string[] = new Array(this.values.length)
+    for (let code = 0; code < this.values.length; code++) {
+      const value = this.values[code] as string
       const norm = asciiNorm(value)
-      if (norm !== undefined) return { norm, lower: asciiLower(value) as string }
+      if (norm !== undefined) {
+        const lower = asciiLower(value) as string
+        norms[code] = norm
+        lowers[code] = lower === norm ? norm : lower
+        continue
+      }
       const forms = given.get(value)
       if (!forms) throw new Error(`column ${this.name}: no normal form for a value`)
-      return forms
-    })
+      norms[code] = forms.norm
+      lowers[code] = forms.lower
+    }
+    this.#norms = norms
+    this.#lowers = lowers
   }
 
   /** `optics_norm` of each value (text columns). */
-  get forms(): readonly TextForms[] {
-    if (!this.#forms) this.setForms(new Map())
-    return this.#forms as TextForms[]
+  get norms(): readonly string[] {
+    if (!this.#norms) this.setForms(new Map())
+    return this.#norms as string[]
+  }
+
+  /** `lower` of each value (text columns). */
+  get lowers(): readonly string[] {
+    if (!this.#lowers) this.setForms(new Map())
+    return this.#lowers as string[]
+  }
+
+  /** The same values with the rows rearranged: row `i` of the result is row `order[i]` of this column. */
+  permuted(order: Uint32Array): Column {
+    const codes = new (this.codes.constructor as new (length: number) => Codes)(order.length)
+    for (let index = 0; index < order.length; index++) codes[index] = this.codes[order[index] as number] as number
+    const column = new Column(this.name, this.type, this.values as string[], codes)
+    if (this.#norms) {
+      column.#norms = this.#norms
+      column.#lowers = this.#lowers
+    }
+    return column
   }
 
   /** Each value as an exact decimal (numeric columns). */
@@ -120,13 +150,13 @@ export class Column {
    */
   ranks(ignoreCase = false): Uint32Array {
     if (ignoreCase && this.type === 'text') {
-      this.#lowerRanks ??= this.#rank((code) => this.forms[code]?.lower ?? '', compareCodePoints)
+      this.#lowerRanks ??= textRanks(this.lowers)
       return this.#lowerRanks
     }
     if (!this.#ranks) {
       this.#ranks =
         this.type === 'text'
-          ? this.#rank((code) => this.values[code] ?? '', compareCodePoints)
+          ? textRanks(this.values)
           : this.#rank((code) => this.decimals[code] as DecimalValue, compareDecimal)
     }
     return this.#ranks
@@ -147,6 +177,31 @@ export class Column {
   }
 }
 
+/**
+ * Dense ranks of texts (index 0, NULL, ranks last) in code point order: JavaScript's own sort where that is the
+ * same (no surrogate pairs among them), else the slower comparison.
+ */
+function textRanks(texts: readonly string[]): Uint32Array {
+  const sorted = texts.slice(1)
+  let surrogates = false
+  for (const text of sorted) {
+    for (let index = 0; index < text.length && !surrogates; index++) surrogates = text.charCodeAt(index) >= 0xd800
+    if (surrogates) break
+  }
+  if (surrogates) sorted.sort(compareCodePoints)
+  else sorted.sort()
+  const rankOf = new Map<string, number>()
+  let rank = -1
+  for (let index = 0; index < sorted.length; index++) {
+    const text = sorted[index] as string
+    if (index === 0 || text !== sorted[index - 1]) rankOf.set(text, ++rank)
+  }
+  const ranks = new Uint32Array(texts.length)
+  for (let code = 1; code < texts.length; code++) ranks[code] = rankOf.get(texts[code] as string) as number
+  ranks[NULL_CODE] = rank + 1
+  return ranks
+}
+
 /** Rows of one table being read: values dictionary-coded as they arrive. */
 export class ColumnBuilder {
   readonly name: string
@@ -155,6 +210,9 @@ export class ColumnBuilder {
   readonly #values: string[] = ['']
   #codes = new Uint32Array(1024)
   #length = 0
+  // Rows often repeat the previous row's value (goods of one model arrive together).
+  #last: string | null = null
+  #lastCode = NULL_CODE
 
   constructor(name: string, type: ValueType) {
     this.name = name
@@ -163,13 +221,16 @@ export class ColumnBuilder {
 
   push(value: string | null): void {
     let code = NULL_CODE
-    if (value !== null) {
+    if (value === this.#last) code = this.#lastCode
+    else if (value !== null) {
       code = this.#byValue.get(value) ?? 0
       if (code === 0) {
         code = this.#values.length
         this.#values.push(value)
         this.#byValue.set(value, code)
       }
+      this.#last = value
+      this.#lastCode = code
     }
     if (this.#length === this.#codes.length) {
       const grown = new Uint32Array(this.#codes.length * 2)
@@ -198,15 +259,56 @@ export interface Table {
   readonly rowByTie: Uint32Array
 }
 
-/** The tiebreak ranks of rows keyed by one or two integer id columns. */
-export function tieOrder(rows: number, first: Float64Array, second?: Float64Array): Pick<Table, 'tie' | 'rowByTie'> {
-  const rowByTie = new Uint32Array(rows)
-  for (let row = 0; row < rows; row++) rowByTie[row] = row
-  rowByTie.sort(
-    (a, b) =>
-      (first[a] as number) - (first[b] as number) || (second ? (second[a] as number) - (second[b] as number) : 0),
-  )
-  const tie = new Uint32Array(rows)
-  for (let rank = 0; rank < rows; rank++) tie[rowByTie[rank] as number] = rank
+/**
+ * One stable counting-sort pass: `order` rearranged by `keys[row]` ∈ [0, range), rows with equal keys keeping their
+ * order. Passes from the least significant key to the most significant one sort by all of them (LSD radix sort).
+ */
+export function countingPass(order: Uint32Array, keys: ArrayLike<number>, range: number): Uint32Array<ArrayBufferLike> {
+  const starts = new Uint32Array(range + 1)
+  for (let index = 0; index < order.length; index++) {
+    const slot = (keys[order[index] as number] as number) + 1
+    starts[slot] = (starts[slot] as number) + 1
+  }
+  for (let value = 0; value < range; value++)
+    starts[value + 1] = (starts[value + 1] as number) + (starts[value] as number)
+  const sorted = new Uint32Array(order.length)
+  for (let index = 0; index < order.length; index++) {
+    const row = order[index] as number
+    const value = keys[row] as number
+    const at = starts[value] as number
+    starts[value] = at + 1
+    sorted[at] = row
+  }
+  return sorted
+}
+
+/** Rows sorted by ascending integer ids (each below 2^32), the first id most significant: radix passes of 16 bits. */
+export function sortByIds(rows: number, ids: readonly Float64Array[]): Uint32Array {
+  let order: Uint32Array = new Uint32Array(rows)
+  for (let row = 0; row < rows; row++) order[row] = row
+  const digits = new Uint16Array(rows)
+  for (let index = ids.length - 1; index >= 0; index--) {
+    const id = ids[index] as Float64Array
+    for (let row = 0; row < rows; row++) digits[row] = (id[row] as number) & 0xffff
+    order = countingPass(order, digits, 0x10000)
+    for (let row = 0; row < rows; row++) digits[row] = Math.floor((id[row] as number) / 0x10000)
+    order = countingPass(order, digits, 0x10000)
+  }
+  return order
+}
+
+/** Per row, the rank of its value in `column` (ascending, NULL last). */
+export function rowRanks(column: Column): Uint32Array {
+  const ranks = column.ranks()
+  const { codes } = column
+  const keys = new Uint32Array(codes.length)
+  for (let row = 0; row < codes.length; row++) keys[row] = ranks[codes[row] as number] as number
+  return keys
+}
+
+/** `tie` and `rowByTie` from the rows in tiebreak order. */
+export function tieOf(rowByTie: Uint32Array): Pick<Table, 'tie' | 'rowByTie'> {
+  const tie = new Uint32Array(rowByTie.length)
+  for (let rank = 0; rank < rowByTie.length; rank++) tie[rowByTie[rank] as number] = rank
   return { tie, rowByTie }
 }
