@@ -95,6 +95,68 @@ function suggestionValue(value: string, count: number): FieldValue {
 const byCount = (a: FieldValue, b: FieldValue) =>
   b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0)
 
+/** Inserts `item` into `best` (sorted by `order`, at most `limit` long) if it belongs there. */
+function keepBest<T>(best: T[], item: T, limit: number, order: (a: T, b: T) => number): void {
+  if (limit <= 0) return
+  if (best.length === limit && order(item, best[limit - 1] as T) >= 0) return
+  let at = best.length
+  while (at > 0 && order(item, best[at - 1] as T) < 0) at--
+  best.splice(at, 0, item)
+  if (best.length > limit) best.pop()
+}
+
+/** Above this many values, similarity is computed only for values sharing a trigram with the query. */
+const INDEXED_VALUES = 2000
+
+interface TrigramPostings {
+  /** Trigram → indexes of the values holding it. */
+  readonly grams: Map<string, number[]>
+  /** Value index → how many distinct trigrams it has. */
+  readonly sizes: Uint32Array
+}
+
+// Built once per list of values: the list stands for one data version (cached, or kept by the search index).
+const postingsOf = new WeakMap<readonly FieldValue[], TrigramPostings>()
+
+/**
+ * Each value with its similarity to the query's trigrams (pg_trgm's measure, {@link similarity}); values that
+ * share no trigram with it (similarity 0) may be left out.
+ */
+function* similarValues(
+  values: readonly FieldValue[],
+  wanted: Set<string>,
+): Generator<{ value: FieldValue; score: number }> {
+  if (wanted.size === 0) return
+  if (values.length <= INDEXED_VALUES) {
+    for (const value of values) yield { value, score: similarity(wanted, trigrams(value.normalised)) }
+    return
+  }
+  let postings = postingsOf.get(values)
+  if (!postings) {
+    const grams = new Map<string, number[]>()
+    const sizes = new Uint32Array(values.length)
+    values.forEach((value, index) => {
+      const own = trigrams(value.normalised)
+      sizes[index] = own.size
+      for (const gram of own) {
+        const list = grams.get(gram)
+        if (list) list.push(index)
+        else grams.set(gram, [index])
+      }
+    })
+    postings = { grams, sizes }
+    postingsOf.set(values, postings)
+  }
+  const shared = new Map<number, number>()
+  for (const gram of wanted) {
+    for (const index of postings.grams.get(gram) ?? []) shared.set(index, (shared.get(index) ?? 0) + 1)
+  }
+  for (const [index, common] of shared) {
+    const size = postings.sizes[index] as number
+    yield { value: values[index] as FieldValue, score: common / (wanted.size + size - common) }
+  }
+}
+
 /** The suggestions for `query` in a kind's text field; 400 naming `field` or `q` when they are unusable. */
 export async function suggest(
   db: Kysely<any>,
@@ -115,33 +177,31 @@ export async function suggest(
   const query = normaliseKeyText(request.q)
   if (query === '') throw invalidField('q', 'must not be blank')
   const limit = Math.min(request.limit ?? MAX_SUGGESTIONS, MAX_SUGGESTIONS)
-  const values =
+  const values: readonly FieldValue[] =
     (await index?.fieldValues(kind, field, request.byPriceList, suggestionValue)) ??
     (await fieldValues(db, kind, request.byPriceList, column, field.name, cache))
 
+  // One pass: the best `limit` of each class are kept as they come (no sort of thousands of values).
   const prefix: FieldValue[] = []
   const substring: FieldValue[] = []
-  const others: FieldValue[] = []
   for (const value of values) {
-    if (value.normalised.startsWith(query)) prefix.push(value)
-    else if (value.normalised.includes(query)) substring.push(value)
-    else others.push(value)
+    if (value.normalised.startsWith(query)) keepBest(prefix, value, limit, byCount)
+    else if (value.normalised.includes(query)) keepBest(substring, value, limit, byCount)
   }
   const found: Suggestion[] = [
-    ...prefix.sort(byCount).map((value) => ({ value: value.value, count: value.count, match: 'prefix' as const })),
-    ...substring
-      .sort(byCount)
-      .map((value) => ({ value: value.value, count: value.count, match: 'substring' as const })),
+    ...prefix.map((value) => ({ value: value.value, count: value.count, match: 'prefix' as const })),
+    ...substring.map((value) => ({ value: value.value, count: value.count, match: 'substring' as const })),
   ].slice(0, limit)
   if (found.length < limit) {
     const wanted = trigrams(query)
-    const similar = others
-      .map((value) => ({ value, score: similarity(wanted, trigrams(value.normalised)) }))
-      .filter(({ score }) => score >= SIMILARITY_THRESHOLD)
-      .sort((a, b) => b.score - a.score || byCount(a.value, b.value))
-    for (const { value } of similar.slice(0, limit - found.length)) {
-      found.push({ value: value.value, count: value.count, match: 'similar' })
+    const similar: { value: FieldValue; score: number }[] = []
+    const bySimilarity = (a: { value: FieldValue; score: number }, b: { value: FieldValue; score: number }) =>
+      b.score - a.score || byCount(a.value, b.value)
+    for (const { value, score } of similarValues(values, wanted)) {
+      if (score < SIMILARITY_THRESHOLD || value.normalised.includes(query)) continue
+      keepBest(similar, { value, score }, limit - found.length, bySimilarity)
     }
+    for (const { value } of similar) found.push({ value: value.value, count: value.count, match: 'similar' })
   }
   return found
 }

@@ -11,6 +11,7 @@ import {
   containsCondition,
   matchRows,
   orNull,
+  prepareTextColumn,
   type SortKey,
   sortedWindow,
   sortKey,
@@ -192,11 +193,30 @@ function addCoverageColumns(kind: Kind, rows: number, columns: Map<string, Colum
   }
 }
 
+/** Builds, at load, the postings and n-gram indexes of the columns filters read, so no request pays for them. */
+function prepare(kind: Kind, columns: ReadonlyMap<string, Column>, byPriceList: boolean): void {
+  for (const filter of kind.filters) {
+    const names =
+      filter.match === 'covers'
+        ? byPriceList || filter.range.sku === 'none'
+          ? [`${filter.range.column}_from`, `${filter.range.column}_to`]
+          : [filter.range.sku === 'required' ? filter.range.column : coverageColumn(filter.range)]
+        : [filter.attribute.column]
+    for (const name of names) {
+      const column = columns.get(name)
+      if (!column) continue
+      if (column.type === 'text' && filter.match === 'substring') prepareTextColumn(column)
+      else void column.postings
+    }
+  }
+}
+
 /** Reads the kind's matview. Run inside a snapshot that also read `matviewVersion`. */
 export async function loadMatviewTable(client: RawClient, kind: Kind, matviewVersion: number): Promise<MatviewTable> {
   const order = kind.order.map((field) => field.column)
   const table = await readTable(client, `${kind.matview} m`, matviewColumnSpecs(kind), ['sku_id', 'price_id'], order)
   addCoverageColumns(kind, table.rows, table.columns)
+  prepare(kind, table.columns, false)
   return {
     rows: table.rows,
     columns: table.columns,
@@ -215,6 +235,7 @@ export async function loadPriceTable(
 ): Promise<PriceTable> {
   const order = kind.order.flatMap((field) => (field.entryColumn ? [field.entryColumn] : []))
   const table = await readTable(client, `${kind.priceTable} e`, priceColumnSpecs(kind), ['id'], order)
+  prepare(kind, table.columns, true)
   const idColumn = table.ids[0] as Float64Array
   const rowById = new Map<number, number>()
   for (let row = 0; row < table.rows; row++) rowById.set(idColumn[row] as number, row)
@@ -368,16 +389,34 @@ export function searchTables(
     }
   } else {
     const keys: SortKey[] = []
+    const names: string[] = []
     for (const { field, order } of sorted) {
       const column = fieldColumn(table, field, byPriceList)
-      if (column) keys.push(sortKey(column, order.direction === 'desc', order.ignoreCase && field.type === 'text'))
+      if (!column) continue
+      const ignoreCase = order.ignoreCase && field.type === 'text'
+      keys.push(sortKey(column, order.direction === 'desc', ignoreCase))
+      names.push(`${column.name} ${order.direction}${ignoreCase ? ' i' : ''}`)
     }
-    let rows = matches
-    if (!rows) {
-      rows = new Uint32Array(table.rows)
-      for (let row = 0; row < rows.length; row++) rows[row] = row
+    const to = from + size
+    if (matches && matches.length <= table.rows / 8) window = sortedWindow(table, matches, keys, from, to)
+    else {
+      // Many matches: walk the rows in the requested order (kept per table and order) until the page is full.
+      const order = sortedPermutation(table, keys, names.join(','))
+      if (!matches) window = order.subarray(from, Math.min(to, order.length))
+      else {
+        const member = new Uint8Array(table.rows)
+        for (let index = 0; index < matches.length; index++) member[matches[index] as number] = 1
+        const found: number[] = []
+        let seen = 0
+        for (let index = 0; index < order.length && seen < to; index++) {
+          const row = order[index] as number
+          if (!member[row]) continue
+          if (seen >= from) found.push(row)
+          seen++
+        }
+        window = Uint32Array.from(found)
+      }
     }
-    window = sortedWindow(table, rows, keys, from, from + size)
   }
 
   const fields = kind.itemFields.map((field) => ({ name: field.name, column: fieldColumn(table, field, byPriceList) }))
@@ -389,6 +428,36 @@ export function searchTables(
     content.push(item)
   }
   return buildPage(content, request.page, total)
+}
+
+/** At most this many orders are kept per table (4 bytes a row each). */
+const KEPT_ORDERS = 8
+const keptOrders = new WeakMap<Table, Map<string, Uint32Array>>()
+
+/** Every row of `table` in the order of `keys`, then the tiebreak: radix passes, kept for the next request. */
+function sortedPermutation(table: Table, keys: readonly SortKey[], name: string): Uint32Array {
+  let kept = keptOrders.get(table)
+  if (!kept) {
+    kept = new Map()
+    keptOrders.set(table, kept)
+  }
+  const found = kept.get(name)
+  if (found) {
+    kept.delete(name)
+    kept.set(name, found)
+    return found
+  }
+  let order: Uint32Array = table.rowByTie
+  const rank = new Uint32Array(table.rows)
+  for (let index = keys.length - 1; index >= 0; index--) {
+    const { codes, ranks, range } = keys[index] as SortKey
+    for (let row = 0; row < table.rows; row++) rank[row] = ranks[codes[row] as number] as number
+    order = countingPass(order, rank, range)
+  }
+  if (order === table.rowByTie) order = order.slice()
+  kept.set(name, order)
+  if (kept.size > KEPT_ORDERS) kept.delete(kept.keys().next().value as string)
+  return order
 }
 
 /** Code → how many of `rows` carry it (all rows when undefined). */
@@ -404,6 +473,53 @@ function tally(column: Column, rows: Uint32Array | undefined): Uint32Array {
     counts[code] = (counts[code] as number) + 1
   }
   return counts
+}
+
+/** The value at position `k` (from 0) of `values` in ascending order; rearranges `values` (quickselect). */
+function selectKth(values: Uint32Array, k: number): number {
+  let [low, high] = [0, values.length - 1]
+  while (low < high) {
+    const pivot = values[(low + high) >>> 1] as number
+    let [i, j] = [low, high]
+    while (i <= j) {
+      while ((values[i] as number) < pivot) i++
+      while ((values[j] as number) > pivot) j--
+      if (i <= j) {
+        const swap = values[i] as number
+        values[i++] = values[j] as number
+        values[j--] = swap
+      }
+    }
+    if (k <= j) high = j
+    else if (k >= i) low = i
+    else return values[k] as number
+  }
+  return values[k] as number
+}
+
+/**
+ * The `k` codes with the highest counts, ties by ascending rank (`ORDER BY count DESC, value`), and how many codes
+ * are present at all. Thresholds are found by selection, so only about `k` codes are ever sorted.
+ */
+function topCodes(counts: Uint32Array, ranks: Uint32Array, k: number): { codes: number[]; distinct: number } {
+  const present: number[] = []
+  for (let code = 1; code < counts.length; code++) if ((counts[code] as number) > 0) present.push(code)
+  const order = (a: number, b: number) =>
+    (counts[b] as number) - (counts[a] as number) || (ranks[a] as number) - (ranks[b] as number)
+  if (present.length <= 4 * k) return { codes: present.sort(order).slice(0, k), distinct: present.length }
+  const presentCounts = Uint32Array.from(present, (code) => counts[code] as number)
+  const threshold = selectKth(presentCounts, present.length - k)
+  const chosen = present.filter((code) => (counts[code] as number) > threshold)
+  const tied = present.filter((code) => counts[code] === threshold)
+  const wanted = k - chosen.length
+  if (tied.length > wanted) {
+    const last = selectKth(
+      Uint32Array.from(tied, (code) => ranks[code] as number),
+      wanted - 1,
+    )
+    for (const code of tied) if ((ranks[code] as number) <= last) chosen.push(code)
+  } else chosen.push(...tied)
+  return { codes: chosen.sort(order).slice(0, k), distinct: present.length }
 }
 
 /** The facets of a search, as facets.ts computes them in SQL: totals, numeric bounds, top values with counts. */
@@ -442,15 +558,10 @@ export function facetTables(
     const column = fieldColumn(table, field, byPriceList) as Column
     const own = active.find((a) => a.filter.name === field.name)
     const counts = tally(column, own ? matching(own.filter) : all)
-    const present: number[] = []
-    for (let code = 1; code < counts.length; code++) if ((counts[code] as number) > 0) present.push(code)
-    const ranks = column.ranks()
-    present.sort((a, b) => (counts[b] as number) - (counts[a] as number) || (ranks[a] as number) - (ranks[b] as number))
+    const { codes, distinct } = topCodes(counts, column.ranks(), FACET_VALUES)
     text[field.name] = {
-      values: present
-        .slice(0, FACET_VALUES)
-        .map((code) => ({ value: column.values[code] as string, count: counts[code] as number })),
-      distinct: present.length,
+      values: codes.map((code) => ({ value: column.values[code] as string, count: counts[code] as number })),
+      distinct,
     }
   }
   return { total: all ? all.length : table.rows, text, numeric }

@@ -24,75 +24,103 @@ export interface RowSetCondition {
 
 export type Condition = ValueCondition | RowSetCondition
 
-/** Above this many distinct values, substring search over a column's values goes through its trigram index. */
-const TRIGRAM_INDEX_VALUES = 2000
+/** Above this many distinct values, substring search over a column's values goes through its n-gram index. */
+const GRAM_INDEX_VALUES = 2000
 
-interface TrigramIndex {
-  /** Trigram → [start, end) in `codes`. */
-  readonly spans: Map<string, number>
+interface GramIndex {
+  /** N-gram (as a number, see {@link gramKey}) → its slot: codes `codes[offsets[slot]] … codes[offsets[slot + 1] - 1]`. */
+  readonly slots: Map<number, number>
   readonly offsets: Uint32Array
   readonly codes: Uint32Array
 }
 
-/** The codes whose normalised text holds each trigram (three UTF-16 units), built once per column. */
-function trigramIndex(column: Column): TrigramIndex {
-  return column.memo('trigrams', () => {
+/** The n-gram of `text` at `at` as one number: its n UTF-16 units (n ≤ 3) in base 65536. */
+function gramKey(text: string, at: number, n: number): number {
+  let key = 0
+  for (let index = 0; index < n; index++) key = key * 0x10000 + text.charCodeAt(at + index)
+  return key
+}
+
+/** The codes whose normalised text holds each n-gram (n UTF-16 units), built once per column. */
+function gramIndex(column: Column, n: number): GramIndex {
+  return column.memo(`grams${n}`, () => {
     const { norms } = column
-    const counts = new Map<string, number>()
-    const seen = new Set<string>()
+    const slots = new Map<number, number>()
+    let counts = new Uint32Array(1024)
+    let lastCode = new Uint32Array(1024)
     for (let code = 1; code < norms.length; code++) {
       const text = norms[code] as string
-      seen.clear()
-      for (let at = 0; at + 3 <= text.length; at++) {
-        const gram = text.slice(at, at + 3)
-        if (seen.has(gram)) continue
-        seen.add(gram)
-        counts.set(gram, (counts.get(gram) ?? 0) + 1)
+      for (let at = 0; at + n <= text.length; at++) {
+        const key = gramKey(text, at, n)
+        let slot = slots.get(key)
+        if (slot === undefined) {
+          slot = slots.size
+          slots.set(key, slot)
+          if (slot === counts.length) {
+            const [grownCounts, grownLast] = [new Uint32Array(slot * 2), new Uint32Array(slot * 2)]
+            grownCounts.set(counts)
+            grownLast.set(lastCode)
+            counts = grownCounts
+            lastCode = grownLast
+          }
+        }
+        // Each code once per n-gram, however often the n-gram recurs in its text.
+        if (lastCode[slot] === code) continue
+        lastCode[slot] = code
+        counts[slot] = (counts[slot] as number) + 1
       }
     }
-    const spans = new Map<string, number>()
-    const offsets = new Uint32Array(counts.size + 1)
-    let slot = 0
-    for (const [gram, count] of counts) {
-      spans.set(gram, slot)
-      offsets[slot + 1] = (offsets[slot] as number) + count
-      slot++
-    }
-    const next = offsets.slice(0, counts.size)
-    const codes = new Uint32Array(offsets[counts.size] as number)
+    const offsets = new Uint32Array(slots.size + 1)
+    for (let slot = 0; slot < slots.size; slot++)
+      offsets[slot + 1] = (offsets[slot] as number) + (counts[slot] as number)
+    const next = offsets.slice(0, slots.size)
+    const codes = new Uint32Array(offsets[slots.size] as number)
+    lastCode.fill(0)
     for (let code = 1; code < norms.length; code++) {
       const text = norms[code] as string
-      seen.clear()
-      for (let at = 0; at + 3 <= text.length; at++) {
-        const gram = text.slice(at, at + 3)
-        if (seen.has(gram)) continue
-        seen.add(gram)
-        const index = spans.get(gram) as number
-        const position = next[index] as number
-        next[index] = position + 1
+      for (let at = 0; at + n <= text.length; at++) {
+        const slot = slots.get(gramKey(text, at, n)) as number
+        if (lastCode[slot] === code) continue
+        lastCode[slot] = code
+        const position = next[slot] as number
+        next[slot] = position + 1
         codes[position] = code
       }
     }
-    return { spans, offsets, codes }
+    return { slots, offsets, codes }
   })
+}
+
+/** Builds what substring filters on a text column use (postings; n-grams of a large dictionary) ahead of time. */
+export function prepareTextColumn(column: Column): void {
+  void column.postings
+  if (column.distinct > GRAM_INDEX_VALUES) {
+    gramIndex(column, 2)
+    gramIndex(column, 3)
+  }
 }
 
 /** Codes of `column` whose normalised text contains `needle` (already normalised). */
 export function containsCondition(column: Column, needle: string): ValueCondition {
   const accepted = new Uint8Array(column.distinct)
   const { norms } = column
-  if (column.distinct <= TRIGRAM_INDEX_VALUES || needle.length < 3) {
+  const found: number[] = []
+  if (column.distinct <= GRAM_INDEX_VALUES || needle.length < 2) {
     for (let code = 1; code < accepted.length; code++) {
-      if ((norms[code] as string).includes(needle)) accepted[code] = 1
+      if ((norms[code] as string).includes(needle)) {
+        accepted[code] = 1
+        found.push(code)
+      }
     }
-    return { kind: 'value', column, accepted }
+    return { kind: 'value', column, accepted, codes: Uint32Array.from(found) }
   }
-  // Only values holding the needle's rarest trigram can contain it.
-  const index = trigramIndex(column)
+  // Only values holding the needle's rarest n-gram can contain it.
+  const n = Math.min(3, needle.length)
+  const index = gramIndex(column, n)
   let best: number | undefined
   let bestSize = Number.POSITIVE_INFINITY
-  for (let at = 0; at + 3 <= needle.length; at++) {
-    const slot = index.spans.get(needle.slice(at, at + 3))
+  for (let at = 0; at + n <= needle.length; at++) {
+    const slot = index.slots.get(gramKey(needle, at, n))
     if (slot === undefined) return { kind: 'value', column, accepted, codes: new Uint32Array(0) }
     const size = (index.offsets[slot + 1] as number) - (index.offsets[slot] as number)
     if (size < bestSize) {
@@ -100,7 +128,6 @@ export function containsCondition(column: Column, needle: string): ValueConditio
       bestSize = size
     }
   }
-  const found: number[] = []
   for (let at = index.offsets[best as number] as number; at < (index.offsets[(best as number) + 1] as number); at++) {
     const code = index.codes[at] as number
     if ((norms[code] as string).includes(needle)) {

@@ -226,7 +226,8 @@ export class ColumnBuilder {
       code = this.#byValue.get(value) ?? 0
       if (code === 0) {
         code = this.#values.length
-        this.#values.push(value)
+        // A copy of its own: a value cut from the text read would keep that whole text alive.
+        this.#values.push(value.length >= 13 ? Buffer.from(value, 'utf8').toString('utf8') : value)
         this.#byValue.set(value, code)
       }
       this.#last = value
