@@ -74,7 +74,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const caching = config.resultCache === 'on'
   app.decorate('resultCache', new ResultCache(caching ? RESULT_CACHE_ENTRIES : 0))
   app.decorate('pageCache', new ResultCache(caching ? PAGE_CACHE_ENTRIES : 0))
-  const searchIndex = new SearchIndex(db, app.log, { enabled: config.searchIndex === 'on' })
+  const searchIndex = new SearchIndex(db, app.log, {
+    enabled: config.searchIndex === 'on',
+    timezone: config.businessTimezone,
+  })
   app.decorate('searchIndex', searchIndex)
   app.addHook('onClose', () => searchIndex.close())
 

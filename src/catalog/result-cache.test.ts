@@ -60,7 +60,8 @@ eachDatabase('result cache of search and listing totals', (ctx) => {
 
   before(async () => {
     await addFrames(5)
-    app = await buildTestApp(ctx.db)
+    // The SQL path's caches are under test here; the search index has its own tests.
+    app = await buildTestApp(ctx.db, { SEARCH_INDEX: 'off' })
   })
   after(() => app?.close())
 
@@ -80,7 +81,7 @@ eachDatabase('result cache of search and listing totals', (ctx) => {
   })
 
   test('with RESULT_CACHE=off every total and page is read afresh', async () => {
-    const uncached = await buildTestApp(ctx.db, { RESULT_CACHE: 'off' })
+    const uncached = await buildTestApp(ctx.db, { RESULT_CACHE: 'off', SEARCH_INDEX: 'off' })
     const before = await searchTotal(uncached, true)
     await sql`ALTER TABLE glasses_price DISABLE TRIGGER glasses_price_catalog_stale`.execute(ctx.db.primary)
     try {

@@ -2,6 +2,7 @@ import { type Expression, type Kysely, type RawBuilder, type SqlBool, sql } from
 import { dataVersionSql, readDataVersion } from '../catalog/catalog-state.js'
 import { type PageCaches, readCountedPage } from '../catalog/counted-page.js'
 import { glasses } from '../catalog/kinds.js'
+import type { SearchIndex } from '../catalog/search-index/search-index.js'
 import { DATA_VERSION } from '../catalog/search-query.js'
 import type { DB } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
@@ -186,7 +187,10 @@ export async function listGlassPrices(
   db: Db,
   request: ListingRequest,
   caches: PageCaches = {},
+  index?: SearchIndex,
 ): Promise<Page<GlassPriceListItem>> {
+  const indexed = await index?.listing(request)
+  if (indexed) return indexed
   const countKey = listingCountKey(request.filter)
   const { page, size, sort } = request.page
   return readCountedPage(

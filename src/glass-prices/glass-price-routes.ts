@@ -102,6 +102,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
           timezone: app.config.businessTimezone,
         },
         { totals: app.resultCache, pages: app.pageCache },
+        app.searchIndex,
       )
     },
   )

@@ -1,6 +1,8 @@
 import type { RawClient } from '../../db/database.js'
+import type { GlassPriceFilter } from '../../glass-prices/glass-price-filter.js'
+import type { GlassPriceListItem, SortColumn, SortDirection } from '../../glass-prices/glass-price-schemas.js'
 import { compareDecimal, type DecimalValue, parseDecimal } from '../../http/decimal.js'
-import { buildPage, type Page } from '../../http/page.js'
+import { buildPage, type Page, type PageRequest } from '../../http/page.js'
 import { FACET_VALUES, type Facets, facetFields, type NumericFacet, type TextFacet } from '../facets.js'
 import type { Filter, ItemField, Kind, Range, ValueType } from '../kind.js'
 import { activeFilters, type FilterValues, resolveSort, type SearchRequest } from '../search-query.js'
@@ -10,6 +12,7 @@ import {
   compareCondition,
   containsCondition,
   matchRows,
+  normSortKey,
   orNull,
   prepareTextColumn,
   type SortKey,
@@ -42,6 +45,8 @@ import { CopyTextParser } from './text.js'
 export interface ColumnSpec {
   readonly name: string
   readonly type: ValueType
+  /** The SQL that reads it, when not the column of that name. */
+  readonly sql?: string
 }
 
 export interface MatviewTable extends Table {
@@ -54,6 +59,8 @@ export interface MatviewTable extends Table {
 export interface PriceTable extends Table {
   readonly dataGeneration: number
   readonly matviewVersion: number
+  /** Row → entry id. */
+  readonly ids: Float64Array
   /** Entry id → row. */
   readonly rowById: ReadonlyMap<number, number>
 }
@@ -71,11 +78,23 @@ export function matviewColumnSpecs(kind: Kind): ColumnSpec[] {
   ]
 }
 
-/** The columns of `<kind>_price` the index keeps (besides id). */
-export function priceColumnSpecs(kind: Kind): ColumnSpec[] {
+/** A text literal of SQL. */
+const literal = (text: string) => `'${text.replace(/'/g, "''")}'`
+
+/**
+ * The columns of `<kind>_price` the index keeps (besides id): the entry, and who changed it last and on which
+ * business day (`timezone`) for the listing.
+ */
+export function priceColumnSpecs(kind: Kind, timezone: string): ColumnSpec[] {
   return [
     { name: 'price', type: 'decimal' },
     { name: 'purchase', type: 'decimal' },
+    { name: 'updated_by', type: 'text' },
+    {
+      name: 'last_updated_on',
+      type: 'text',
+      sql: `to_char(e.updated_at AT TIME ZONE ${literal(timezone)}, 'YYYY-MM-DD')`,
+    },
     ...kind.attributes.filter((a) => a.entry !== 'none').map((a) => ({ name: a.column, type: a.type })),
     ...kind.ranges.flatMap((r) => [
       { name: `${r.column}_from`, type: r.type },
@@ -129,7 +148,7 @@ async function readTable(
     }
     rows++
   })
-  const select = [...idNames, ...specs.map((spec) => spec.name)].join(', ')
+  const select = [...idNames, ...specs.map((spec) => spec.sql ?? spec.name)].join(', ')
   for await (const chunk of client.copyOut(`SELECT ${select} FROM ${source}`)) parser.push(chunk)
   parser.end()
   const unordered = builders.map((builder) => builder.build())
@@ -232,14 +251,23 @@ export async function loadPriceTable(
   kind: Kind,
   dataGeneration: number,
   matviewVersion: number,
+  timezone: string,
 ): Promise<PriceTable> {
   const order = kind.order.flatMap((field) => (field.entryColumn ? [field.entryColumn] : []))
-  const table = await readTable(client, `${kind.priceTable} e`, priceColumnSpecs(kind), ['id'], order)
+  const table = await readTable(client, `${kind.priceTable} e`, priceColumnSpecs(kind, timezone), ['id'], order)
   prepare(kind, table.columns, true)
   const idColumn = table.ids[0] as Float64Array
   const rowById = new Map<number, number>()
   for (let row = 0; row < table.rows; row++) rowById.set(idColumn[row] as number, row)
-  return { rows: table.rows, columns: table.columns, dataGeneration, matviewVersion, rowById, ...table.tie }
+  return {
+    rows: table.rows,
+    columns: table.columns,
+    dataGeneration,
+    matviewVersion,
+    ids: idColumn,
+    rowById,
+    ...table.tie,
+  }
 }
 
 /** Thrown (and caught by the caller) where the index cannot say exactly what SQL would: SQL answers instead. */
@@ -402,20 +430,7 @@ export function searchTables(
     else {
       // Many matches: walk the rows in the requested order (kept per table and order) until the page is full.
       const order = sortedPermutation(table, keys, names.join(','))
-      if (!matches) window = order.subarray(from, Math.min(to, order.length))
-      else {
-        const member = new Uint8Array(table.rows)
-        for (let index = 0; index < matches.length; index++) member[matches[index] as number] = 1
-        const found: number[] = []
-        let seen = 0
-        for (let index = 0; index < order.length && seen < to; index++) {
-          const row = order[index] as number
-          if (!member[row]) continue
-          if (seen >= from) found.push(row)
-          seen++
-        }
-        window = Uint32Array.from(found)
-      }
+      window = matches ? walk(order, matches, table.rows, from, to) : order.subarray(from, Math.min(to, order.length))
     }
   }
 
@@ -430,24 +445,40 @@ export function searchTables(
   return buildPage(content, request.page, total)
 }
 
+/** The matches at positions `from` … `to` - 1 of `order` (every row of the table, in some order). */
+function walk(order: Uint32Array, matches: Uint32Array, rows: number, from: number, to: number): Uint32Array {
+  const member = new Uint8Array(rows)
+  for (let index = 0; index < matches.length; index++) member[matches[index] as number] = 1
+  const found: number[] = []
+  let seen = 0
+  for (let index = 0; index < order.length && seen < to; index++) {
+    const row = order[index] as number
+    if (!member[row]) continue
+    if (seen >= from) found.push(row)
+    seen++
+  }
+  return Uint32Array.from(found)
+}
+
 /** At most this many orders are kept per table (4 bytes a row each). */
 const KEPT_ORDERS = 8
 const keptOrders = new WeakMap<Table, Map<string, Uint32Array>>()
 
 /** Every row of `table` in the order of `keys`, then the tiebreak: radix passes, kept for the next request. */
-function sortedPermutation(table: Table, keys: readonly SortKey[], name: string): Uint32Array {
+function sortedPermutation(table: Table, keys: readonly SortKey[], name: string, tieDescending = false): Uint32Array {
   let kept = keptOrders.get(table)
   if (!kept) {
     kept = new Map()
     keptOrders.set(table, kept)
   }
+  name = `${name}${tieDescending ? ' tie desc' : ''}`
   const found = kept.get(name)
   if (found) {
     kept.delete(name)
     kept.set(name, found)
     return found
   }
-  let order: Uint32Array = table.rowByTie
+  let order: Uint32Array = tieDescending ? table.rowByTie.slice().reverse() : table.rowByTie
   const rank = new Uint32Array(table.rows)
   for (let index = keys.length - 1; index >= 0; index--) {
     const { codes, ranks, range } = keys[index] as SortKey
@@ -502,15 +533,27 @@ function selectKth(values: Uint32Array, k: number): number {
  * are present at all. Thresholds are found by selection, so only about `k` codes are ever sorted.
  */
 function topCodes(counts: Uint32Array, ranks: Uint32Array, k: number): { codes: number[]; distinct: number } {
-  const present: number[] = []
-  for (let code = 1; code < counts.length; code++) if ((counts[code] as number) > 0) present.push(code)
   const order = (a: number, b: number) =>
     (counts[b] as number) - (counts[a] as number) || (ranks[a] as number) - (ranks[b] as number)
-  if (present.length <= 4 * k) return { codes: present.sort(order).slice(0, k), distinct: present.length }
-  const presentCounts = Uint32Array.from(present, (code) => counts[code] as number)
-  const threshold = selectKth(presentCounts, present.length - k)
-  const chosen = present.filter((code) => (counts[code] as number) > threshold)
-  const tied = present.filter((code) => counts[code] === threshold)
+  const presentCounts = new Uint32Array(counts.length)
+  let distinct = 0
+  for (let code = 1; code < counts.length; code++) {
+    const count = counts[code] as number
+    if (count > 0) presentCounts[distinct++] = count
+  }
+  const chosen: number[] = []
+  if (distinct <= 4 * k) {
+    for (let code = 1; code < counts.length; code++) if ((counts[code] as number) > 0) chosen.push(code)
+    return { codes: chosen.sort(order).slice(0, k), distinct }
+  }
+  // The k-th highest count; every code above it is in, and the lowest-ranked of those at it fill the rest.
+  const threshold = selectKth(presentCounts.subarray(0, distinct), distinct - k)
+  const tied: number[] = []
+  for (let code = 1; code < counts.length; code++) {
+    const count = counts[code] as number
+    if (count > threshold) chosen.push(code)
+    else if (count === threshold) tied.push(code)
+  }
   const wanted = k - chosen.length
   if (tied.length > wanted) {
     const last = selectKth(
@@ -519,7 +562,7 @@ function topCodes(counts: Uint32Array, ranks: Uint32Array, k: number): { codes: 
     )
     for (const code of tied) if ((ranks[code] as number) <= last) chosen.push(code)
   } else chosen.push(...tied)
-  return { codes: chosen.sort(order).slice(0, k), distinct: present.length }
+  return { codes: chosen.sort(order).slice(0, k), distinct }
 }
 
 /** The facets of a search, as facets.ts computes them in SQL: totals, numeric bounds, top values with counts. */
@@ -586,4 +629,93 @@ export function fieldValueCounts<T>(
     }
     return values
   })
+}
+
+/** The glass price listing's request, as glass-price-filter.ts and the repository read it. */
+export interface IndexedListing {
+  readonly filter: GlassPriceFilter
+  readonly page: PageRequest
+  readonly sortColumn: SortColumn
+  readonly sortDirection: SortDirection
+}
+
+/**
+ * A page of the glass price listing from the price table, as `buildListingQueries` computes it: substring and
+ * inclusive bound filters, ordered by the sort column's value (PARAMETERS: the normalised keys byte-wise) and the
+ * id, every key in the requested direction.
+ */
+export function listingTable(
+  prices: PriceTable,
+  request: IndexedListing,
+  norm: (text: string) => string,
+): Page<GlassPriceListItem> {
+  const { filter } = request
+  const conditions: Condition[] = []
+  for (const name of ['manufacturer', 'brand', 'model'] as const) {
+    const value = filter[name]
+    if (value !== undefined) conditions.push(containsCondition(columnOf(prices, name), norm(value)))
+  }
+  const bound = (column: string, value: string | undefined, test: (comparison: number) => boolean) => {
+    if (value !== undefined) conditions.push(compareCondition(columnOf(prices, column), decimalOf(value), test))
+  }
+  bound('price', filter.priceFrom, (c) => c >= 0)
+  bound('price', filter.priceTo, (c) => c <= 0)
+  bound('purchase', filter.purchaseFrom, (c) => c >= 0)
+  bound('purchase', filter.purchaseTo, (c) => c <= 0)
+  const matches = conditions.length > 0 ? matchRows(prices, conditions) : undefined
+  const total = matches ? matches.length : prices.rows
+
+  const descending = request.sortDirection === 'DESC'
+  const keys: SortKey[] = []
+  const columns =
+    request.sortColumn === 'PARAMETERS'
+      ? ['manufacturer', 'brand', 'model']
+      : request.sortColumn === 'PRICE'
+        ? ['price']
+        : request.sortColumn === 'PURCHASE'
+          ? ['purchase']
+          : []
+  for (const name of columns) {
+    const column = columnOf(prices, name)
+    keys.push(
+      request.sortColumn === 'PARAMETERS' ? normSortKey(column, descending) : sortKey(column, descending, false),
+    )
+  }
+  const { page, size } = request.page
+  const from = page * size
+  const to = from + size
+  let window: Uint32Array
+  if (from >= total) window = new Uint32Array(0)
+  else if (matches && matches.length <= prices.rows / 8) {
+    window = sortedWindow(prices, matches, keys, from, to, descending)
+  } else {
+    const order = sortedPermutation(prices, keys, `listing ${request.sortColumn} ${request.sortDirection}`, descending)
+    window = matches ? walk(order, matches, prices.rows, from, to) : order.subarray(from, Math.min(to, order.length))
+  }
+  const column = (name: string) => columnOf(prices, name)
+  const [manufacturer, brand, model, lastUpdatedOn, price, purchase, user] = [
+    'manufacturer',
+    'brand',
+    'model',
+    'last_updated_on',
+    'price',
+    'purchase',
+    'updated_by',
+  ].map(column) as Column[]
+  const value = (of: Column, row: number) => of.json[of.codes[row] as number]
+  const content: GlassPriceListItem[] = []
+  for (let index = 0; index < window.length; index++) {
+    const row = window[index] as number
+    content.push({
+      id: prices.ids[row] as number,
+      manufacturer: value(manufacturer as Column, row) as string,
+      brand: value(brand as Column, row) as string,
+      model: value(model as Column, row) as string,
+      lastUpdatedOn: value(lastUpdatedOn as Column, row) as string,
+      price: value(price as Column, row) as number,
+      purchase: value(purchase as Column, row) as number,
+      user: value(user as Column, row) as string,
+    })
+  }
+  return buildPage(content, request.page, total)
 }

@@ -1,5 +1,5 @@
 import { compareDecimal, type DecimalValue } from '../../http/decimal.js'
-import { type Column, NULL_CODE, type Table } from './table.js'
+import { type Column, NULL_CODE, type Table, textRanks } from './table.js'
 
 /*
  * Which rows of a table match a search, and which of them make a page. A condition is either a test of one
@@ -301,8 +301,17 @@ export function sortKey(column: Column, descending: boolean, ignoreCase: boolean
   return { codes: column.codes, ranks, range: top + 1 }
 }
 
+/** A sort key over the byte order of `column`'s normalised text (`optics_norm(x) COLLATE "C"`). */
+export function normSortKey(column: Column, descending: boolean): SortKey {
+  const ascending = column.memo('norm ranks', () => textRanks(column.norms))
+  const top = ascending[NULL_CODE] as number
+  const ranks = descending ? ascending.map((rank) => top - rank) : ascending
+  return { codes: column.codes, ranks, range: top + 1 }
+}
+
 /**
- * The rows at positions `from` … `to` - 1 of `rows` ordered by `keys`, then by the table's tiebreak. Each key
+ * The rows at positions `from` … `to` - 1 of `rows` ordered by `keys`, then by the table's tiebreak (descending
+ * with `tieDescending`). Each key
  * splits the rows into rank buckets (a counting pass); only the buckets overlapping the window go on to the next
  * key, and the last ones are ordered by the tiebreak.
  */
@@ -312,6 +321,7 @@ export function sortedWindow(
   keys: readonly SortKey[],
   from: number,
   to: number,
+  tieDescending = false,
 ): Uint32Array {
   to = Math.min(to, rows.length)
   if (from >= to) return new Uint32Array(0)
@@ -320,6 +330,7 @@ export function sortedWindow(
     const ties = new Uint32Array(rows.length)
     for (let index = 0; index < rows.length; index++) ties[index] = table.tie[rows[index] as number] as number
     ties.sort()
+    if (tieDescending) ties.reverse()
     const window = new Uint32Array(to - from)
     for (let index = from; index < to; index++) window[index - from] = table.rowByTie[ties[index] as number] as number
     return window
@@ -355,7 +366,14 @@ export function sortedWindow(
     const end = counts[rank + 1] as number
     if (end === start) continue
     const bucket = gathered.subarray(start - base, end - base)
-    const part = sortedWindow(table, bucket, rest, Math.max(from, start) - start, Math.min(to, end) - start)
+    const part = sortedWindow(
+      table,
+      bucket,
+      rest,
+      Math.max(from, start) - start,
+      Math.min(to, end) - start,
+      tieDescending,
+    )
     window.set(part, filled)
     filled += part.length
   }

@@ -1,15 +1,18 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { sql } from 'kysely'
 import type { Database, RawClient } from '../../db/database.js'
+import type { GlassPriceListItem } from '../../glass-prices/glass-price-schemas.js'
 import type { Page } from '../../http/page.js'
 import type { Facets } from '../facets.js'
 import type { ItemField, Kind } from '../kind.js'
-import { kinds as allKinds } from '../kinds.js'
+import { kinds as allKinds, glasses } from '../kinds.js'
 import { activeFilters, type FilterValues, type SearchRequest } from '../search-query.js'
 import {
   facetTables,
   fieldValueCounts,
+  type IndexedListing,
   type IndexedSearch,
+  listingTable,
   loadMatviewTable,
   loadPriceTable,
   type MatviewTable,
@@ -108,13 +111,19 @@ export class SearchIndex implements SearchIndexService {
   readonly #kinds: readonly Kind[]
   readonly #states = new Map<string, KindState>()
   readonly #versions: VersionReader
+  readonly #timezone: string
   #usable: Promise<boolean> | undefined
   #loadedOnce = false
   #warming = false
   #closed = false
 
-  constructor(db: Database, log: FastifyBaseLogger, options: { enabled: boolean; kinds?: readonly Kind[] }) {
+  constructor(
+    db: Database,
+    log: FastifyBaseLogger,
+    options: { enabled: boolean; timezone: string; kinds?: readonly Kind[] },
+  ) {
     this.enabled = options.enabled
+    this.#timezone = options.timezone
     this.#db = db
     this.#log = log
     this.#kinds = options.kinds ?? allKinds
@@ -179,6 +188,18 @@ export class SearchIndex implements SearchIndexService {
     )
   }
 
+  /** A page of the glass price listing, or undefined when SQL must answer. */
+  listing(request: IndexedListing & { readonly timezone: string }): Promise<Page<GlassPriceListItem> | undefined> {
+    // The index holds each entry's business day in the configured zone only.
+    if (request.timezone !== this.#timezone) return Promise.resolve(this.#bySql())
+    const filters = {
+      manufacturer: request.filter.manufacturer,
+      brand: request.filter.brand,
+      model: request.filter.model,
+    }
+    return this.#answer(glasses, 'listing', filters, (tables, norm) => listingTable(tables.prices, request, norm))
+  }
+
   /** Every value of a text field with its count, shaped by `shape` (kept per data version), or undefined. */
   fieldValues<T>(
     kind: Kind,
@@ -195,7 +216,7 @@ export class SearchIndex implements SearchIndexService {
 
   async #answer<T>(
     kind: Kind,
-    byPriceList: boolean,
+    reads: boolean | 'listing',
     filters: FilterValues,
     compute: (tables: IndexedSearch, norm: (text: string) => string) => T,
   ): Promise<T | undefined> {
@@ -216,7 +237,7 @@ export class SearchIndex implements SearchIndexService {
     const wanted = versions.get(kind.path)
     // Read after the versions: a load that finished meanwhile may already hold them.
     const tables = state.matview && state.prices ? { matview: state.matview, prices: state.prices } : undefined
-    if (!wanted || !tables || !this.#fresh(tables, wanted, byPriceList)) {
+    if (!wanted || !tables || !this.#fresh(tables, wanted, reads)) {
       this.#startLoad(kind)
       return this.#bySql()
     }
@@ -235,8 +256,9 @@ export class SearchIndex implements SearchIndexService {
     return undefined
   }
 
-  /** Whether the tables show the versions a search in this mode reads. */
-  #fresh(tables: IndexedSearch, wanted: KindVersions, byPriceList: boolean): boolean {
+  /** Whether the tables show the versions a search in this mode (or the listing, the price list alone) reads. */
+  #fresh(tables: IndexedSearch, wanted: KindVersions, byPriceList: boolean | 'listing'): boolean {
+    if (byPriceList === 'listing') return tables.prices.dataGeneration === wanted.dataGeneration
     if (tables.matview.matviewVersion !== wanted.matviewVersion) return false
     if (!byPriceList) return true
     return (
@@ -283,7 +305,7 @@ export class SearchIndex implements SearchIndexService {
             prices.dataGeneration !== wanted.dataGeneration ||
             prices.matviewVersion !== wanted.matviewVersion
           ) {
-            prices = await loadPriceTable(client, kind, wanted.dataGeneration, wanted.matviewVersion)
+            prices = await loadPriceTable(client, kind, wanted.dataGeneration, wanted.matviewVersion, this.#timezone)
           }
           state.matview = matview
           state.prices = prices

@@ -181,7 +181,7 @@ export class Column {
  * Dense ranks of texts (index 0, NULL, ranks last) in code point order: JavaScript's own sort where that is the
  * same (no surrogate pairs among them), else the slower comparison.
  */
-function textRanks(texts: readonly string[]): Uint32Array {
+export function textRanks(texts: readonly string[]): Uint32Array {
   const sorted = texts.slice(1)
   let surrogates = false
   for (const text of sorted) {
