@@ -10,9 +10,14 @@ import { writeReport } from './report.js'
 /*
  * A smoke run of the benchmark harness at a tiny scale on both databases: every scenario runs on both sides
  * without an error, and the report shows each with its floor ratio. (The figures themselves mean nothing here.)
+ * The cold mix runs 300 requests at 1 and 2 connections: each sent exactly once, on both sides.
  */
 
+const COLD_REQUESTS = 300
+
 const scenarioIds = [
+  'cold-mix-1-connection',
+  'cold-mix-2-connections',
   'a-glasses-matview',
   'a-glasses-price-list',
   'a-lenses-matview',
@@ -42,6 +47,12 @@ function checkReport(report: BenchReport, work: string): void {
     }
     assert.ok(scenario.ratio > 0, `${scenario.id}: a ratio to the floor`)
     if (scenario.type === 'once') assert.ok((scenario.rows ?? 0) > 0, `${scenario.id}: rows written`)
+    if (scenario.id.startsWith('cold-mix')) {
+      // Every request of the run's list answered once, no more, on both sides, at its own concurrency.
+      assert.equal(scenario.requestsPerRun, COLD_REQUESTS)
+      assert.equal(scenario.connections, scenario.id === 'cold-mix-1-connection' ? 1 : 2)
+      for (const run of [...scenario.runs.service, ...scenario.runs.floor]) assert.equal(run.requests, COLD_REQUESTS)
+    }
     if (scenario.type === 'load' && process.platform === 'linux') {
       // Processor time per request: the service's process and, on the server, PostgreSQL's on one side; the
       // driver's (and the server's) on the other.
@@ -67,9 +78,20 @@ function checkReport(report: BenchReport, work: string): void {
   assert.equal(JSON.parse(readFileSync(file, 'utf8')).commit, report.commit)
   const markdown = readFileSync(join(work, 'REPORT.md'), 'utf8')
   for (const scenario of report.scenarios) assert.ok(markdown.includes(`| ${scenario.title} |`), scenario.id)
+  assert.equal(report.searchIndex, 'on')
+  assert.ok(!markdown.includes('Failed requests'))
 }
 
-const tiny = { scale: 150, seconds: 0.4, warmupSeconds: 0, connections: 2, runs: 1, only: [], reuse: false }
+const tiny = {
+  scale: 150,
+  seconds: 0.4,
+  warmupSeconds: 0,
+  connections: 2,
+  runs: 1,
+  only: [],
+  reuse: false,
+  coldRequests: COLD_REQUESTS,
+}
 const quiet = () => {}
 
 describe('benchmark harness, smoke run [pglite]', () => {

@@ -2,20 +2,35 @@ import autocannon from 'autocannon'
 import type { CpuPerRequest } from './cpu.js'
 
 /*
- * The two load generators of a scenario, driven the same way: a fixed number of concurrent workers cycling through
- * one prepared list of requests for a fixed time. The HTTP side is autocannon against the service; the floor is the
- * same SQL through the driver, with no HTTP and no service code in between.
+ * The two load generators of a scenario, driven the same way: a fixed number of concurrent workers taking their
+ * requests from one prepared list. Either for a fixed time, cycling through the list (`seconds`), or through the
+ * list once, each request sent exactly once, ending when it is exhausted (`once`: the cold mix). The HTTP side is
+ * autocannon against the service; the floor is the same SQL through the driver, with no HTTP and no service code
+ * in between. Latencies are each request's own, in milliseconds, on both sides.
  */
 
 export interface LoadResult {
   readonly requests: number
+  /** Requests that failed: on the HTTP side connection errors, timeouts and answers other than 2xx. */
   readonly errors: number
   readonly durationSeconds: number
   readonly throughput: number
   readonly p50: number
   readonly p99: number
+  /** HTTP side: answers other than 2xx, by status (absent when there were none). */
+  readonly statuses?: Readonly<Record<string, number>>
+  /** Up to a few failed requests, each with its answer or error, to say what went wrong. */
+  readonly failures?: readonly string[]
   /** Processor time per request of the service, the database server and the load generator or driver. */
   readonly cpuPerRequestUs?: CpuPerRequest
+  /** Once through a list of requests of several kinds (the cold mix): latencies per kind of request. */
+  readonly byCategory?: Readonly<Record<string, CategoryFigures>>
+}
+
+export interface CategoryFigures {
+  readonly requests: number
+  readonly p50: number
+  readonly p99: number
 }
 
 export interface HttpRequestSpec {
@@ -24,12 +39,39 @@ export interface HttpRequestSpec {
   readonly body?: unknown
 }
 
-/** Drives the service with `connections` connections for `seconds`, each request the next of `requests`. */
+/** Once through a list: each request's latency in ms, by its index in the list (NaN where it failed). */
+export interface PerRequest {
+  readonly perRequestMs?: Float64Array
+}
+
+/** For a time, cycling through the list; or through the list once (each request exactly once). */
+export type LoadShape =
+  | { readonly connections: number; readonly seconds: number }
+  | { readonly connections: number; readonly once: true }
+
+/** How many failed requests a result describes. */
+const FAILURE_SAMPLES = 5
+
+/** Seconds to wait for one answer before autocannon counts a timeout (a cold request may take long). */
+const ONCE_TIMEOUT_SECONDS = 600
+
+/** The percentile of sorted latencies, as the floor and the service side both compute it. */
+export function percentile(sorted: readonly number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0
+}
+
+/**
+ * Drives the service with `connections` connections, each request the next of `requests`: for `seconds`
+ * (cycling), or until every request of the list has been sent once (`once`).
+ */
 export async function runHttp(
   baseUrl: string,
   requests: readonly HttpRequestSpec[],
-  options: { readonly connections: number; readonly seconds: number },
-): Promise<LoadResult> {
+  shape: LoadShape,
+): Promise<LoadResult & PerRequest> {
+  const once = 'once' in shape
+  const connections = once ? Math.min(shape.connections, requests.length) : shape.connections
+  if (requests.length === 0 || connections < 1) throw new Error('runHttp: no requests to send')
   let next = 0
   const prepared = requests.map((request) => ({
     method: request.method,
@@ -37,64 +79,124 @@ export async function runHttp(
     headers: request.body === undefined ? {} : { 'content-type': 'application/json' },
     body: request.body === undefined ? undefined : JSON.stringify(request.body),
   }))
-  const result = await autocannon({
-    url: baseUrl,
-    connections: options.connections,
-    duration: options.seconds,
-    requests: [
+  const latencies: number[] = []
+  const failures: string[] = []
+  const perRequestMs = once ? new Float64Array(requests.length).fill(Number.NaN) : undefined
+  // The index of the request just answered: onResponse runs right before the 'response' event of the same answer.
+  let answered = -1
+  const started = performance.now()
+  let lastAnswer = started
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
       {
-        setupRequest: (request) => {
-          const spec = prepared[next++ % prepared.length]!
-          return { ...request, ...spec } as typeof request
-        },
+        url: baseUrl,
+        connections,
+        ...(once ? { amount: requests.length, timeout: ONCE_TIMEOUT_SECONDS } : { duration: shape.seconds }),
+        requests: [
+          {
+            setupRequest: (request, context) => {
+              const index = once ? next++ : next++ % prepared.length
+              ;(context as { index?: number }).index = index
+              return { ...request, ...prepared[index] } as typeof request
+            },
+            onResponse: (status, body, context) => {
+              answered = (context as { index?: number }).index ?? -1
+              if (status >= 200 && status < 300) return
+              answered = -1
+              if (failures.length >= FAILURE_SAMPLES) return
+              const spec = prepared[(context as { index?: number }).index ?? -1]
+              failures.push(
+                `${status} ${spec?.method} ${spec?.path}${spec?.body ? ` ${spec.body}` : ''}: ${String(body).slice(0, 300)}`,
+              )
+            },
+          },
+        ],
       },
-    ],
+      (error, value) => (error ? reject(error) : resolve(value)),
+    )
+    instance.on('response', (_client, _status, _bytes, responseTime) => {
+      latencies.push(responseTime)
+      lastAnswer = performance.now()
+      if (perRequestMs && answered >= 0) perRequestMs[answered] = responseTime
+      answered = -1
+    })
   })
+  if (once && next !== requests.length) {
+    throw new Error(`the load generator took ${next} requests of a list of ${requests.length} meant to be sent once`)
+  }
   const completed = result.requests.total
   const failed = result.errors + result.timeouts + result.non2xx
+  const statuses = Object.fromEntries(
+    Object.entries(result.statusCodeStats ?? {})
+      .filter(([status]) => !status.startsWith('2'))
+      .map(([status, stats]) => [status, (stats as { count: number }).count]),
+  )
+  if (result.errors > 0 && failures.length < FAILURE_SAMPLES) {
+    failures.push(`${result.errors} connection errors or timeouts (${result.timeouts} timeouts)`)
+  }
+  // Once through the list: the time until the last answer (autocannon's own duration ends on its next 1 s tick).
+  const durationSeconds = once ? (lastAnswer - started) / 1000 : result.duration
+  latencies.sort((a, b) => a - b)
   return {
     requests: completed,
     errors: failed,
-    durationSeconds: result.duration,
-    throughput: completed / result.duration,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
+    durationSeconds,
+    throughput: completed / durationSeconds,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    ...(Object.keys(statuses).length > 0 ? { statuses } : {}),
+    ...(failures.length > 0 ? { failures } : {}),
+    ...(perRequestMs ? { perRequestMs } : {}),
   }
 }
 
-/** Runs `work(i)` from `concurrency` workers for `seconds`; latencies in milliseconds. */
+/**
+ * Runs `work(i)` from `connections` workers: for `seconds` (the index keeps growing; the caller cycles), or for
+ * each index of `0 … count − 1` exactly once (`once`, with `count`). Latencies in milliseconds.
+ */
 export async function runWorkers(
   work: (index: number) => Promise<unknown>,
-  options: { readonly connections: number; readonly seconds: number },
-): Promise<LoadResult> {
+  shape: LoadShape & { readonly count?: number },
+): Promise<LoadResult & PerRequest> {
   const latencies: number[] = []
+  const failures: string[] = []
   let errors = 0
   let next = 0
   const started = performance.now()
-  const deadline = started + options.seconds * 1000
+  const once = 'once' in shape
+  const count = shape.count ?? 0
+  const perRequestMs = once ? new Float64Array(count).fill(Number.NaN) : undefined
+  if (once && count === 0) throw new Error('runWorkers: nothing to run once')
+  const deadline = once ? Number.POSITIVE_INFINITY : started + shape.seconds * 1000
   const worker = async () => {
     while (performance.now() < deadline) {
       const index = next++
+      if (once && index >= count) return
       const begin = performance.now()
       try {
         await work(index)
-        latencies.push(performance.now() - begin)
-      } catch {
+        const latency = performance.now() - begin
+        latencies.push(latency)
+        if (perRequestMs) perRequestMs[index] = latency
+      } catch (error) {
         errors++
+        if (failures.length < FAILURE_SAMPLES) failures.push(`request ${index}: ${(error as Error).message}`)
       }
     }
   }
-  await Promise.all(Array.from({ length: options.connections }, worker))
+  const workers = once ? Math.min(shape.connections, count) : shape.connections
+  await Promise.all(Array.from({ length: workers }, worker))
   const durationSeconds = (performance.now() - started) / 1000
   latencies.sort((a, b) => a - b)
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0
   return {
     requests: latencies.length,
     errors,
     durationSeconds,
     throughput: latencies.length / durationSeconds,
-    p50: at(0.5),
-    p99: at(0.99),
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    ...(failures.length > 0 ? { failures } : {}),
+    ...(perRequestMs ? { perRequestMs } : {}),
   }
 }
 

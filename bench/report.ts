@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { BenchReport, ScenarioResult, SideFigures } from './bench.js'
+import { COLD_CATEGORY_TITLES, COLD_MIX_SHARES, type ColdCategory } from './cold-mix.js'
 
 /*
  * Results: one JSON file per run under the results directory, and REPORT.md with the latest run of each
@@ -12,8 +13,59 @@ const number = (value: number, digits = 0) =>
 
 function side(result: ScenarioResult, figures: SideFigures): string {
   if (result.type === 'once') return `${number(figures.p50, 2)} s (${number(figures.throughput)} rows/s)`
-  const errors = figures.errors > 0 ? `, **${figures.errors} errors**` : ''
+  const statuses = Object.entries(figures.statuses ?? {})
+    .map(([status, count]) => `${status} ×${number(count)}`)
+    .join(', ')
+  const errors = figures.errors > 0 ? `, **${number(figures.errors)} failed${statuses ? ` (${statuses})` : ''}**` : ''
   return `${number(figures.throughput)} req/s, p50 ${number(figures.p50, 1)} ms, p99 ${number(figures.p99, 1)} ms${errors}`
+}
+
+/** The failed requests of a run, a few per scenario and side, under its table; none: nothing. */
+function failures(report: BenchReport): string[] {
+  const lines: string[] = []
+  for (const result of report.scenarios) {
+    for (const [name, figures] of [
+      ['service', result.service],
+      ['floor', result.floor],
+    ] as const) {
+      if (figures.errors === 0) continue
+      lines.push(`- ${result.title}, ${name}: ${number(figures.errors)} failed requests, for example:`)
+      for (const failure of figures.failures ?? []) lines.push(`  - \`${failure.replace(/`/g, "'")}\``)
+    }
+  }
+  return lines.length > 0
+    ? ['', '**Failed requests** (every request must succeed; these figures are not valid):', '', ...lines]
+    : []
+}
+
+/**
+ * The cold mix's latencies per kind of request, a column per concurrency: service p50 / p99 → floor p50 / p99.
+ * Says which kinds of request a ratio is made of (those the search index answers, those it leaves to SQL).
+ */
+function coldCategories(report: BenchReport): string[] {
+  const cold = report.scenarios.filter((r) => r.service.byCategory && r.floor.byCategory)
+  if (cold.length === 0) return []
+  const categories = (Object.keys(COLD_MIX_SHARES) as ColdCategory[]).filter((c) =>
+    cold.some((r) => r.service.byCategory?.[c] || r.floor.byCategory?.[c]),
+  )
+  const latency = (figures: SideFigures, category: string) => {
+    const found = figures.byCategory?.[category]
+    return found ? `${number(found.p50, 1)} / ${number(found.p99, 1)}` : '—'
+  }
+  const connections = (r: ScenarioResult) => `${r.connections} connection${r.connections === 1 ? '' : 's'}`
+  return [
+    '',
+    `**Cold mix by kind of request**: p50 / p99 in ms, service → floor (${cold.map(connections).join(' and ')}).`,
+    '',
+    `| Kind of request | Requests per run | ${cold.map(connections).join(' | ')} |`,
+    `|---|---|${cold.map(() => '---|').join('')}`,
+    ...categories.map((category) => {
+      const requests =
+        cold[0]?.floor.byCategory?.[category]?.requests ?? cold[0]?.service.byCategory?.[category]?.requests
+      const cells = cold.map((r) => `${latency(r.service, category)} → ${latency(r.floor, category)}`)
+      return `| ${COLD_CATEGORY_TITLES[category]} | ${requests === undefined ? '—' : number(requests)} | ${cells.join(' | ')} |`
+    }),
+  ]
 }
 
 /**
@@ -53,8 +105,23 @@ export function reportTable(report: BenchReport): string {
       Object.entries(report.catalogue)
         .map(([table, count]) => `${table} ${number(count)}`)
         .join(', ') +
-      `. ${report.connections} connections, ${report.seconds} s per side, median of ${report.runs} runs. ` +
-      `Peak RSS of the service: ${report.peakRssMiB === null ? 'unknown' : `${report.peakRssMiB} MiB`}.`,
+      `. Result caches ${report.caches}, search index ${report.searchIndex ?? 'absent'}. ` +
+      [
+        ...(report.scenarios.some((s) => s.requestsPerRun === undefined)
+          ? [`${report.connections} connections, ${report.seconds} s per side, median of ${report.runs} runs`]
+          : []),
+        ...(report.coldRequests && report.scenarios.some((s) => s.requestsPerRun !== undefined)
+          ? [
+              `The cold mix: ${number(report.coldRequests)} distinct requests per run and side, each sent once, ` +
+                `at the connections named, median of ${report.coldRuns ?? report.runs} ` +
+                `run${(report.coldRuns ?? report.runs) === 1 ? '' : 's'}`,
+            ]
+          : []),
+      ].join('. ') +
+      `. Peak RSS of the service: ${report.peakRssMiB === null ? 'unknown' : `${report.peakRssMiB} MiB`}` +
+      (report.readySeconds
+        ? `; ready${report.searchIndex === 'on' ? ' (search index loaded)' : ''} in ${number(report.readySeconds, 1)} s.`
+        : '.'),
     '',
     '| Scenario | Service | Floor | Ratio | CPU µs per request: service side → floor side | Target | Met |',
     '|---|---|---|---|---|---|---|',
@@ -66,36 +133,68 @@ export function reportTable(report: BenchReport): string {
       `| ${result.title} | ${side(result, result.service)} | ${side(result, result.floor)} | ${ratio} | ${cpu(report, result)} | ${result.targets} | ${result.met ? 'yes' : 'no'} |`,
     )
   }
+  lines.push(...coldCategories(report))
+  lines.push(...failures(report))
   return lines.join('\n')
 }
 
 /** Writes the run's JSON and rewrites REPORT.md from the latest run of each database; returns the JSON's path. */
 export function writeReport(report: BenchReport, resultsDir: string, reportFile: string): string {
   mkdirSync(resultsDir, { recursive: true })
-  const file = join(resultsDir, `${report.date.replace(/[:.]/g, '-')}-${report.driver}-caches-${report.caches}.json`)
+  const file = join(
+    resultsDir,
+    `${report.date.replace(/[:.]/g, '-')}-${report.driver}-caches-${report.caches}-index-${report.searchIndex ?? 'off'}.json`,
+  )
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`)
   writeReportFile(resultsDir, reportFile)
   return file
 }
 
-/** Rewrites REPORT.md from the latest run of each database (and cache setting) under `resultsDir`. */
+/** Whether a scenario is the cold mix's (measured on its own as often as with the others). */
+const isCold = (result: ScenarioResult) => result.id.startsWith('cold-mix')
+
+/**
+ * Rewrites REPORT.md from the results under `resultsDir`: per database, cache setting and search index setting,
+ * each scenario from the latest run that measured it. The cold mix is often run on its own (`--only cold`): then
+ * the latest run of the other scenarios and the latest of the cold mix each get a section. Runs made before the
+ * search index existed had none: they count as index off.
+ */
 export function writeReportFile(resultsDir: string, reportFile: string): void {
-  const latest = new Map<string, BenchReport>()
+  const latest = new Map<string, { others?: BenchReport; cold?: BenchReport }>()
   for (const name of readdirSync(resultsDir)
     .filter((n) => n.endsWith('.json'))
     .sort()) {
     const saved = JSON.parse(readFileSync(join(resultsDir, name), 'utf8')) as BenchReport
-    latest.set(`${saved.driver} ${saved.caches ?? 'on'}`, saved)
+    const key = `${saved.driver} ${saved.caches ?? 'on'} ${saved.searchIndex ?? 'off'}`
+    const entry = latest.get(key) ?? {}
+    if (saved.scenarios.some((s) => !isCold(s))) entry.others = saved
+    if (saved.scenarios.some(isCold)) entry.cold = saved
+    latest.set(key, entry)
   }
-  const order = ['postgres on', 'postgres off', 'pglite on', 'pglite off']
+  const order = ['postgres', 'pglite'].flatMap((driver) =>
+    ['on on', 'off on', 'on off', 'off off'].map((settings) => `${driver} ${settings}`),
+  )
+  const section = (saved: BenchReport, title: string) => {
+    const settings = [
+      ...(saved.caches === 'off' ? ['caches off (every request computed afresh)'] : []),
+      ...((saved.searchIndex ?? 'off') === 'off'
+        ? [saved.searchIndex ? 'search index off' : 'no search index (before it existed)']
+        : []),
+    ]
+    return (
+      `## ${saved.driver === 'postgres' ? 'PostgreSQL server' : 'Embedded (PGlite)'}` +
+      `${settings.map((s) => `, ${s}`).join('')}${title}\n\n${reportTable(saved)}`
+    )
+  }
   const sections = [...latest.entries()]
     .sort(([a], [b]) => order.indexOf(a) - order.indexOf(b))
-    .map(([, saved]) => saved)
-    .map(
-      (saved) =>
-        `## ${saved.driver === 'postgres' ? 'PostgreSQL server' : 'Embedded (PGlite)'}` +
-        `${saved.caches === 'off' ? ', caches off (every request computed afresh)' : ''}\n\n${reportTable(saved)}`,
-    )
+    .flatMap(([, { others, cold }]) => {
+      if (!cold || cold === others) return others ? [section(others, '')] : []
+      return [
+        ...(others ? [section({ ...others, scenarios: others.scenarios.filter((s) => !isCold(s)) }, '')] : []),
+        section({ ...cold, scenarios: cold.scenarios.filter(isCold) }, ': the cold mix'),
+      ]
+    })
   writeFileSync(
     reportFile,
     [
@@ -106,9 +205,17 @@ export function writeReportFile(resultsDir: string, reportFile: string): void {
       'figures are medians of the runs. Load ratios are service ÷ floor throughput (higher is better); one-shot',
       'ratios are service ÷ floor time (lower is better). Raw figures of every run: `bench/results/`.',
       '',
-      'Each load scenario cycles through a few dozen distinct requests, so after the warm-up the service answers',
-      'many of them from its per-data-version caches (totals, pages, facets, suggestions), while the floor runs',
-      'its SQL every time. A run with `--caches off` measures the service computing every request afresh.',
+      'Each load scenario (a)–(i) cycles through a few dozen distinct requests, so after the warm-up the service',
+      'answers many of them from its per-data-version caches (totals, pages, facets, suggestions), while the floor',
+      'runs its SQL every time. A run with `--caches off` measures the service computing every request afresh;',
+      '`--index off` turns its in-memory search index off (every search from SQL).',
+      '',
+      'The **cold mix** is the opposite: tens of thousands of distinct requests of an optician’s working day (frames',
+      'by typed fragments of brands, models and manufacturers, lenses by index, diameter and prescription, lens',
+      'facets, suggestions, the glass price listing with every sort, pages 0–3, the other kinds), drawn with a',
+      'fixed seed from the catalogue’s own values, each sent once, with the caches on, so none is answered from a',
+      'cache by its own key. It ends when its list is exhausted; its floor runs the same requests’ SQL, each once.',
+      'It runs at 1 connection and at the run’s connections, each with lists of its own.',
       '',
       'CPU µs per request: the processor time of each party per request, service side → floor side: the service’s',
       'process, the PostgreSQL server (when it runs on this machine; the embedded one works inside the service and',

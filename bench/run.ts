@@ -5,9 +5,11 @@ import { runBench } from './bench.js'
 import { reportTable, writeReport } from './report.js'
 
 /*
- * npm run bench -- [--scale N] [--duration S] [--connections C] [--runs R] [--only a,d-listing] [--reuse]
- *                  [--caches on|off]
- * Against BENCH_DATABASE_URL when set, else the embedded database in bench/.data.
+ * npm run bench -- [--scale N] [--duration S] [--connections C] [--runs R] [--only a,d-listing,cold] [--reuse]
+ *                  [--caches on|off] [--index on|off] [--cold-requests N] [--cold-runs R] [--other-scale N]
+ *                  [--ready-timeout S]
+ * Against BENCH_DATABASE_URL when set, else the embedded database in bench/.data. Exits with 1 when any request
+ * failed (a non-2xx answer, an SQL error), after writing the report.
  */
 
 const here = fileURLToPath(new URL('.', import.meta.url))
@@ -21,6 +23,11 @@ const { values } = parseArgs({
     only: { type: 'string', default: '' },
     reuse: { type: 'boolean', default: false },
     caches: { type: 'string', default: 'on' },
+    index: { type: 'string', default: 'on' },
+    'cold-requests': { type: 'string', default: '20000' },
+    'cold-runs': { type: 'string', default: '1' },
+    'other-scale': { type: 'string' },
+    'ready-timeout': { type: 'string', default: '300' },
     'data-dir': { type: 'string', default: join(here, '.data') },
     help: { type: 'boolean', default: false },
   },
@@ -29,23 +36,32 @@ const { values } = parseArgs({
 if (values.help) {
   process.stdout.write(
     'npm run bench -- [--scale N] [--duration S] [--connections C] [--runs R] [--only ids] [--reuse]\n' +
-      '                 [--caches on|off] [--data-dir D]\n' +
-      '  BENCH_DATABASE_URL: the PostgreSQL database to fill and measure (its glasses and lenses are replaced);\n' +
-      '  unset: the embedded database in --data-dir.\n',
+      '                 [--caches on|off] [--index on|off] [--cold-requests N] [--cold-runs R]\n' +
+      '                 [--other-scale N] [--ready-timeout S] [--data-dir D]\n' +
+      '  BENCH_DATABASE_URL: the PostgreSQL database to fill and measure (its catalogue is replaced);\n' +
+      '  unset: the embedded database in --data-dir.\n' +
+      '  --only: scenario ids or their prefixes (a, d-listing, cold: the cold mix at 1 and C connections).\n' +
+      "  --caches: the service's result caches (RESULT_CACHE); --index: its search index (SEARCH_INDEX).\n" +
+      '  --cold-requests: requests per run of the cold mix, each sent once (0 leaves it out);\n' +
+      '  --cold-runs: its runs (default 1).\n' +
+      '  --other-scale: SKUs of each of the five other kinds (default a tenth of --scale, at least 1,000).\n' +
+      '  --ready-timeout: seconds the service may take to become ready (its index loads first).\n',
   )
   process.exit(0)
 }
 
-if (values.caches !== 'on' && values.caches !== 'off') {
-  process.stderr.write(`bench: --caches must be on or off (got ${values.caches})\n`)
-  process.exit(2)
+for (const name of ['caches', 'index'] as const) {
+  if (values[name] !== 'on' && values[name] !== 'off') {
+    process.stderr.write(`bench: --${name} must be on or off (got ${values[name]})\n`)
+    process.exit(2)
+  }
 }
 
-function positive(name: string, raw: string | undefined, fallback: number): number {
+function positive(name: string, raw: string | undefined, fallback: number, { zero = false } = {}): number {
   if (raw === undefined) return fallback
   const value = Number(raw)
-  if (!Number.isInteger(value) || value < 1) {
-    process.stderr.write(`bench: --${name} must be a positive integer (got ${raw})\n`)
+  if (!Number.isInteger(value) || value < (zero ? 0 : 1)) {
+    process.stderr.write(`bench: --${name} must be a ${zero ? 'non-negative' : 'positive'} integer (got ${raw})\n`)
     process.exit(2)
   }
   return value
@@ -55,6 +71,7 @@ const report = await runBench({
   url,
   dataDir: values['data-dir'],
   scale: positive('scale', values.scale, url ? 1_000_000 : 100_000),
+  ...(values['other-scale'] !== undefined ? { otherScale: positive('other-scale', values['other-scale'], 0) } : {}),
   seconds: positive('duration', values.duration, 10),
   connections: positive('connections', values.connections, url ? 16 : 4),
   runs: positive('runs', values.runs, 3),
@@ -63,8 +80,21 @@ const report = await runBench({
     .map((id) => id.trim())
     .filter(Boolean),
   reuse: values.reuse,
-  caches: values.caches,
+  caches: values.caches as 'on' | 'off',
+  searchIndex: values.index as 'on' | 'off',
+  coldRequests: positive('cold-requests', values['cold-requests'], 20_000, { zero: true }),
+  coldRuns: positive('cold-runs', values['cold-runs'], 1),
+  readySeconds: positive('ready-timeout', values['ready-timeout'], 300),
   log: (line) => process.stdout.write(`${line}\n`),
 })
 const file = writeReport(report, join(here, 'results'), join(here, 'REPORT.md'))
 process.stdout.write(`\n${reportTable(report)}\n\nresults: ${file}\n`)
+
+const failed = report.scenarios.filter((scenario) => scenario.service.errors > 0 || scenario.floor.errors > 0)
+if (failed.length > 0) {
+  process.stderr.write(
+    `\nbench: requests FAILED in ${failed.map((s) => `${s.id} (service ${s.service.errors}, floor ${s.floor.errors})`).join(', ')}` +
+      '; the report lists them. Exit code 1.\n',
+  )
+  process.exitCode = 1
+}

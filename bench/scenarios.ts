@@ -17,6 +17,7 @@ import { importCsv } from '../src/transfer/csv-import.js'
 import { openCsv } from '../src/transfer/csv-records.js'
 import { exportTable } from '../src/transfer/export-writer.js'
 import { transferColumns } from '../src/transfer/transfer-columns.js'
+import { coldMixId, coldMixScenarios } from './cold-mix.js'
 import type { HttpRequestSpec } from './load.js'
 
 /*
@@ -29,6 +30,8 @@ import type { HttpRequestSpec } from './load.js'
 export interface BenchRequest {
   readonly http: HttpRequestSpec
   readonly floor: (db: Database) => Promise<unknown>
+  /** What kind of request it is, where a list mixes kinds (the cold mix reports its latencies per kind). */
+  readonly category?: string
 }
 
 export interface LoadScenario {
@@ -39,7 +42,19 @@ export interface LoadScenario {
   readonly p99Target: number
   /** The target's throughput as a share of the floor's (0.85: at least 85 % of it). */
   readonly ratioTarget?: number
+  /** The list the workers take their requests from (cycling through it for the run's duration). */
   readonly requests: readonly BenchRequest[]
+  /** This scenario's concurrency, where not the run's `connections` (the cold mix runs at 1 and at the run's). */
+  readonly connections?: number
+  /**
+   * Each request sent exactly once, the run ending when its list is exhausted (the cold mix): run `r` sends
+   * `runs[r]`, and each side sends `warmup` (unmeasured) before its first run. No request is in two lists.
+   * `requests` is then the first run's list.
+   */
+  readonly once?: {
+    readonly warmup: readonly BenchRequest[]
+    readonly runs: readonly (readonly BenchRequest[])[]
+  }
 }
 
 export interface OneShotScenario {
@@ -187,12 +202,30 @@ async function twoLetterPieces(db: AnyDb, kind: Kind, columnName: string): Promi
   return [...pieces]
 }
 
+/**
+ * Whether `--only` selects a scenario: its id, or a prefix of it; a one-letter prefix names the scenarios of that
+ * letter (`c`: the (c) scenarios, not the cold mix, which `cold` selects). Everything when `only` is empty.
+ */
+export function isSelected(id: string, only: readonly string[]): boolean {
+  if (only.length === 0) return true
+  return only.some((prefix) => id === prefix || id.startsWith(prefix.length === 1 ? `${prefix}-` : prefix))
+}
+
 export interface ScenarioSetup {
   readonly db: Database
   /** SKUs per kind the catalogue was loaded with. */
   readonly scale: number
   /** A scratch directory for the import's file. */
   readonly workDir: string
+  /** The run's concurrency, and the cold mix's runs: it builds a list per concurrency and run. */
+  readonly connections: number
+  readonly coldRuns: number
+  /** Requests per run of the cold mix (each sent once); 0 leaves it out. */
+  readonly coldRequests: number
+  /** Distinct requests of the cold mix sent before its first run on each side (default: a tenth, ≤ 1,000). */
+  readonly coldWarmup?: number
+  /** Only the scenarios whose ids start with one of these are built (all when empty). */
+  readonly only?: readonly string[]
 }
 
 /** Builds every scenario from the catalogue as loaded. */
@@ -200,6 +233,21 @@ export async function buildScenarios(setup: ScenarioSetup): Promise<Scenario[]> 
   const { db, scale } = setup
   const read = db.read as AnyDb
   const scenarios: Scenario[] = []
+
+  // The cold mix first: no other scenario has yet left answers in the service's caches.
+  // (Built only when selected: its lists are long.)
+  const coldIds = [coldMixId(1), coldMixId(setup.connections)]
+  if (setup.coldRequests > 0 && coldIds.some((id) => isSelected(id, setup.only ?? []))) {
+    scenarios.push(
+      ...(await coldMixScenarios({
+        db,
+        requests: setup.coldRequests,
+        warmup: setup.coldWarmup,
+        runs: setup.coldRuns,
+        connections: [1, setup.connections],
+      })),
+    )
+  }
 
   // (a) Selective searches: a value a few hundred SKUs carry, searched as a case-insensitive substring.
   for (const kind of [glasses, lenses]) {

@@ -27,7 +27,7 @@ export interface Suggestion {
   readonly match: SuggestionMatch
 }
 
-interface FieldValue {
+export interface FieldValue {
   readonly value: string
   readonly normalised: string
   readonly count: number
@@ -88,7 +88,7 @@ async function fieldValues(
   return cache.getOrCompute(key, await readDataVersion(db, kind, reads), compute)
 }
 
-function suggestionValue(value: string, count: number): FieldValue {
+export function suggestionValue(value: string, count: number): FieldValue {
   return { value, count, normalised: normaliseKeyText(value) }
 }
 
@@ -108,7 +108,7 @@ function keepBest<T>(best: T[], item: T, limit: number, order: (a: T, b: T) => n
 /** Above this many values, similarity is computed only for values sharing a trigram with the query. */
 const INDEXED_VALUES = 2000
 
-interface TrigramPostings {
+export interface TrigramPostings {
   /** Trigram → indexes of the values holding it. */
   readonly grams: Map<string, number[]>
   /** Value index → how many distinct trigrams it has. */
@@ -118,19 +118,8 @@ interface TrigramPostings {
 // Built once per list of values: the list stands for one data version (cached, or kept by the search index).
 const postingsOf = new WeakMap<readonly FieldValue[], TrigramPostings>()
 
-/**
- * Each value with its similarity to the query's trigrams (pg_trgm's measure, {@link similarity}); values that
- * share no trigram with it (similarity 0) may be left out.
- */
-function* similarValues(
-  values: readonly FieldValue[],
-  wanted: Set<string>,
-): Generator<{ value: FieldValue; score: number }> {
-  if (wanted.size === 0) return
-  if (values.length <= INDEXED_VALUES) {
-    for (const value of values) yield { value, score: similarity(wanted, trigrams(value.normalised)) }
-    return
-  }
+/** The trigram postings of a list of values (built once per list; the search index builds them as it loads). */
+export function trigramPostings(values: readonly FieldValue[]): TrigramPostings {
   let postings = postingsOf.get(values)
   if (!postings) {
     const grams = new Map<string, number[]>()
@@ -147,11 +136,36 @@ function* similarValues(
     postings = { grams, sizes }
     postingsOf.set(values, postings)
   }
-  const shared = new Map<number, number>()
-  for (const gram of wanted) {
-    for (const index of postings.grams.get(gram) ?? []) shared.set(index, (shared.get(index) ?? 0) + 1)
+  return postings
+}
+
+/** Whether suggestions over these values score similarity through trigram postings. */
+export const indexedForSimilarity = (values: readonly FieldValue[]) => values.length > INDEXED_VALUES
+
+/**
+ * Each value with its similarity to the query's trigrams (pg_trgm's measure, {@link similarity}); values that
+ * share no trigram with it (similarity 0) may be left out.
+ */
+function* similarValues(
+  values: readonly FieldValue[],
+  wanted: Set<string>,
+): Generator<{ value: FieldValue; score: number }> {
+  if (wanted.size === 0) return
+  if (values.length <= INDEXED_VALUES) {
+    for (const value of values) yield { value, score: similarity(wanted, trigrams(value.normalised)) }
+    return
   }
-  for (const [index, common] of shared) {
+  const postings = trigramPostings(values)
+  const shared = new Uint32Array(values.length)
+  const touched: number[] = []
+  for (const gram of wanted) {
+    for (const index of postings.grams.get(gram) ?? []) {
+      if (shared[index] === 0) touched.push(index)
+      shared[index] = (shared[index] as number) + 1
+    }
+  }
+  for (const index of touched) {
+    const common = shared[index] as number
     const size = postings.sizes[index] as number
     yield { value: values[index] as FieldValue, score: common / (wanted.size + size - common) }
   }

@@ -6,6 +6,7 @@ import { buildPage, type Page, type PageRequest } from '../../http/page.js'
 import { FACET_VALUES, type Facets, facetFields, type NumericFacet, type TextFacet } from '../facets.js'
 import type { Filter, ItemField, Kind, Range, ValueType } from '../kind.js'
 import { activeFilters, type FilterValues, resolveSort, type SearchRequest } from '../search-query.js'
+import { indexedForSimilarity, suggestionValue, trigramPostings } from '../suggest.js'
 import {
   type Condition,
   codeCondition,
@@ -329,6 +330,18 @@ function matviewConditions(
   ]
 }
 
+const entryRowsKept = new WeakMap<MatviewTable, { prices: PriceTable; rows: Int32Array }>()
+
+/** Per matview row, the row of its entry in `prices` (-1 where the entry is not there). */
+function entryRowsOf(matview: MatviewTable, prices: PriceTable): Int32Array {
+  const kept = entryRowsKept.get(matview)
+  if (kept?.prices === prices) return kept.rows
+  const rows = new Int32Array(matview.rows)
+  for (let row = 0; row < matview.rows; row++) rows[row] = prices.rowById.get(matview.priceIds[row] as number) ?? -1
+  entryRowsKept.set(matview, { prices, rows })
+  return rows
+}
+
 /** The conditions of one filter on a price table, as `entryCondition` writes them. */
 function entryConditions(
   prices: PriceTable,
@@ -342,14 +355,17 @@ function entryConditions(
   if (attribute.entry === 'none') {
     // Entries that price at least one matview row matching the filter.
     const rows = matchRows(matview, matviewConditions(matview, filter, value, norm))
+    const entryRows = entryRowsOf(matview, prices)
     const hit = new Uint8Array(prices.rows)
+    const entries = new Uint32Array(Math.min(rows.length, prices.rows))
+    let found = 0
     for (let index = 0; index < rows.length; index++) {
-      const entry = prices.rowById.get(matview.priceIds[rows[index] as number] as number)
-      if (entry !== undefined) hit[entry] = 1
+      const entry = entryRows[rows[index] as number] as number
+      if (entry < 0 || hit[entry]) continue
+      hit[entry] = 1
+      entries[found++] = entry
     }
-    const entries: number[] = []
-    for (let row = 0; row < hit.length; row++) if (hit[row]) entries.push(row)
-    return [{ kind: 'rows', rows: Uint32Array.from(entries), member: hit }]
+    return [{ kind: 'rows', rows: entries.subarray(0, found).sort(), member: hit }]
   }
   const column = columnOf(prices, attribute.column)
   const condition =
@@ -718,4 +734,43 @@ export function listingTable(
     })
   }
   return buildPage(content, request.page, total)
+}
+
+/**
+ * Builds, once per load, what requests would otherwise build on first use: the postings of every column (facets
+ * count through them), the SKU → entry pairing, the orders of the commonest sorts (retail price both ways; every
+ * listing order of the glass price list) and the similarity postings of large suggestion fields.
+ */
+export function warmTables(kind: Kind, tables: IndexedSearch, timezoneListing: boolean): void {
+  for (const table of [tables.matview, tables.prices]) for (const column of table.columns.values()) void column.postings
+  void entryRowsOf(tables.matview, tables.prices)
+  for (const byPriceList of [false, true]) {
+    for (const direction of ['asc', 'desc'] as const) {
+      searchTables(
+        kind,
+        tables,
+        {
+          byPriceList,
+          filters: {},
+          page: { page: 0, size: 1, sort: [{ property: 'retailPrice', direction, ignoreCase: false }] },
+        },
+        (text) => text,
+      )
+    }
+    for (const field of kind.itemFields) {
+      if (field.type !== 'text') continue
+      const values = fieldValueCounts(tables, field, byPriceList, suggestionValue)
+      if (values && indexedForSimilarity(values)) trigramPostings(values)
+    }
+  }
+  if (!timezoneListing) return
+  for (const sortColumn of ['ID', 'PARAMETERS', 'PRICE', 'PURCHASE'] as const) {
+    for (const sortDirection of ['ASC', 'DESC'] as const) {
+      listingTable(
+        tables.prices,
+        { filter: {}, page: { page: 0, size: 1, sort: [] }, sortColumn, sortDirection },
+        (t) => t,
+      )
+    }
+  }
 }

@@ -295,17 +295,19 @@ type Codes32 = Uint8Array | Uint16Array | Uint32Array
 
 /** A sort key over `column`'s ranks, ascending (NULLs last) or descending (NULLs first), as PostgreSQL orders. */
 export function sortKey(column: Column, descending: boolean, ignoreCase: boolean): SortKey {
-  const ascending = column.ranks(ignoreCase)
-  const top = ascending[NULL_CODE] as number
-  const ranks = descending ? ascending.map((rank) => top - rank) : ascending
-  return { codes: column.codes, ranks, range: top + 1 }
+  return keyOf(column, `ranks ${ignoreCase}`, () => column.ranks(ignoreCase), descending)
 }
 
 /** A sort key over the byte order of `column`'s normalised text (`optics_norm(x) COLLATE "C"`). */
 export function normSortKey(column: Column, descending: boolean): SortKey {
-  const ascending = column.memo('norm ranks', () => textRanks(column.norms))
-  const top = ascending[NULL_CODE] as number
-  const ranks = descending ? ascending.map((rank) => top - rank) : ascending
+  return keyOf(column, 'norm ranks', () => textRanks(column.norms), descending)
+}
+
+/** The key of ascending ranks, or of their reverse (NULL first), kept with the column. */
+function keyOf(column: Column, name: string, ascending: () => Uint32Array, descending: boolean): SortKey {
+  const up = column.memo(name, ascending)
+  const top = up[NULL_CODE] as number
+  const ranks = descending ? column.memo(`${name} descending`, () => up.map((rank) => top - rank)) : up
   return { codes: column.codes, ranks, range: top + 1 }
 }
 

@@ -19,6 +19,7 @@ import {
   NotIndexable,
   type PriceTable,
   searchTables,
+  warmTables,
 } from './kind-index.js'
 import type { SearchIndexServed, SearchIndexService } from './service-types.js'
 import { asciiNorm, compareCodePoints } from './text.js'
@@ -307,6 +308,7 @@ export class SearchIndex implements SearchIndexService {
           ) {
             prices = await loadPriceTable(client, kind, wanted.dataGeneration, wanted.matviewVersion, this.#timezone)
           }
+          warmTables(kind, { matview, prices }, kind === glasses)
           state.matview = matview
           state.prices = prices
           this.#log.debug(
