@@ -170,13 +170,6 @@ export function orNull(condition: ValueCondition): ValueCondition {
   return { kind: 'value', column: condition.column, accepted, ...(codes ? { codes } : {}) }
 }
 
-/** The rows meeting a condition on `rows` rows, as a row set. */
-export function rowSet(rows: number, matching: Uint32Array): RowSetCondition {
-  const member = new Uint8Array(rows)
-  for (let index = 0; index < matching.length; index++) member[matching[index] as number] = 1
-  return { kind: 'rows', rows: matching, member }
-}
-
 function acceptedCodes(condition: ValueCondition): Uint32Array {
   if (condition.codes) return condition.codes
   const codes: number[] = []
