@@ -598,16 +598,35 @@ export function facetTables(
   const all = matching()
   const fields = facetFields(kind, byPriceList)
 
+  // Numeric bounds: the values in rank order, from each end, until one is carried by a match.
+  let member: Uint8Array | undefined
+  if (all) {
+    member = new Uint8Array(table.rows)
+    for (let index = 0; index < all.length; index++) member[all[index] as number] = 1
+  }
   const numeric: Record<string, NumericFacet> = {}
   for (const field of fields.numeric) {
     const column = fieldColumn(table, field, byPriceList) as Column
-    const counts = tally(column, all)
-    const ranks = column.ranks()
+    const ordered = column.memo('codes by rank', () => {
+      const ranks = column.ranks()
+      return Uint32Array.from({ length: column.distinct - 1 }, (_, index) => index + 1).sort(
+        (a, b) => (ranks[a] as number) - (ranks[b] as number),
+      )
+    })
+    const { offsets, rows } = column.postings
+    const carried = (code: number) => {
+      if (!member) return (offsets[code + 1] as number) > (offsets[code] as number)
+      for (let at = offsets[code] as number; at < (offsets[code + 1] as number); at++) {
+        if (member[rows[at] as number]) return true
+      }
+      return false
+    }
     let [min, max] = [NULL_CODE, NULL_CODE]
-    for (let code = 1; code < counts.length; code++) {
-      if (counts[code] === 0) continue
-      if (min === NULL_CODE || (ranks[code] as number) < (ranks[min] as number)) min = code
-      if (max === NULL_CODE || (ranks[code] as number) > (ranks[max] as number)) max = code
+    for (let index = 0; index < ordered.length && min === NULL_CODE; index++) {
+      if (carried(ordered[index] as number)) min = ordered[index] as number
+    }
+    for (let index = ordered.length - 1; index >= 0 && max === NULL_CODE && min !== NULL_CODE; index--) {
+      if (carried(ordered[index] as number)) max = ordered[index] as number
     }
     numeric[field.name] = { min: column.json[min] as number | null, max: column.json[max] as number | null }
   }

@@ -185,7 +185,7 @@ function acceptedRows(condition: ValueCondition, codes: Uint32Array): number {
 }
 
 /**
- * The rows matching every condition, ascending (the table's order). The most selective condition gives the
+ * The rows matching every condition, ascending (the table's order); read-only (it may be the table's own postings). The most selective condition gives the
  * candidates (a row set, or the postings of a value condition's codes) when they are few; otherwise every row is
  * tested.
  */
@@ -232,9 +232,16 @@ export function matchRows(table: Table, conditions: readonly Condition[]): Uint3
     }
     return matches.subarray(0, found)
   }
+  const alone = values.length === 0 && sets.length === 0
+  if (driver && alone && (driverCodes as Uint32Array).length === 1) {
+    // One condition with one value: its postings are the answer.
+    const { offsets, rows } = driver.column.postings
+    const code = (driverCodes as Uint32Array)[0] as number
+    return rows.subarray(offsets[code] as number, offsets[code + 1] as number)
+  }
   const matches = new Uint32Array(driver ? driverRows : table.rows)
   let found = 0
-  if (!driver || driverRows > table.rows / 4) {
+  if (!driver || (driverRows > table.rows / 4 && !alone)) {
     // Many candidates: test every row (the driver too).
     const codes = driver?.column.codes
     const accepted = driver?.accepted
