@@ -598,15 +598,30 @@ export function facetTables(
   const all = matching()
   const fields = facetFields(kind, byPriceList)
 
-  // Numeric bounds: the values in rank order, from each end, until one is carried by a match.
+  // Numeric bounds: among few matches, their values' ranks; among many, the values in rank order from each end
+  // until one is carried by a match (found at once when matches are dense).
+  const few = all !== undefined && all.length < table.rows / 4
   let member: Uint8Array | undefined
-  if (all) {
+  if (all && !few) {
     member = new Uint8Array(table.rows)
     for (let index = 0; index < all.length; index++) member[all[index] as number] = 1
   }
   const numeric: Record<string, NumericFacet> = {}
   for (const field of fields.numeric) {
     const column = fieldColumn(table, field, byPriceList) as Column
+    if (few) {
+      const ranks = column.ranks()
+      const { codes } = column
+      let [min, max] = [NULL_CODE, NULL_CODE]
+      for (let index = 0; index < (all as Uint32Array).length; index++) {
+        const code = codes[(all as Uint32Array)[index] as number] as number
+        if (code === NULL_CODE) continue
+        if (min === NULL_CODE || (ranks[code] as number) < (ranks[min] as number)) min = code
+        if (max === NULL_CODE || (ranks[code] as number) > (ranks[max] as number)) max = code
+      }
+      numeric[field.name] = { min: column.json[min] as number | null, max: column.json[max] as number | null }
+      continue
+    }
     const ordered = column.memo('codes by rank', () => {
       const ranks = column.ranks()
       return Uint32Array.from({ length: column.distinct - 1 }, (_, index) => index + 1).sort(
