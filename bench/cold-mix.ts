@@ -218,7 +218,49 @@ export async function readColdCatalogue(db: AnyDb): Promise<ColdCatalogue> {
 // ---------------------------------------------------------------------------------------------------------------
 // Requests and their floors
 
-const listingTimezone = loadConfig({}).businessTimezone
+/** The business time zone the listing's dates are written in (the service's default configuration). */
+export const listingTimezone = loadConfig({}).businessTimezone
+
+/** The path of a glass price listing page (20 entries). */
+export function listingPath(
+  filter: GlassPriceFilter,
+  sortColumn: SortColumn,
+  sortDirection: SortDirection,
+  page: number,
+): string {
+  const query = new URLSearchParams({
+    ...(filter as Record<string, string>),
+    sortColumn,
+    sortDirection,
+    page: String(page),
+    size: '20',
+  })
+  return `/api/v2/glasses/prices/list?${query}`
+}
+
+/**
+ * The floor of a counted page, as the service reads one when nothing is cached: unfiltered, the page, then the
+ * count only when the page cannot tell the total; filtered, the count, then the page (fenced when the matches are
+ * few) unless it lies past the end.
+ */
+function countedFloor(
+  filtered: boolean,
+  page: number,
+  size: number,
+  queries: (fenced: boolean) => { page: { execute(): Promise<unknown[]> }; count: { execute(): Promise<unknown[]> } },
+) {
+  return async () => {
+    if (!filtered) {
+      const rows = await queries(false).page.execute()
+      if (page > 0 || rows.length === size) await queries(false).count.execute()
+      return
+    }
+    const [counted] = (await queries(false).count.execute()) as { count?: number | string }[]
+    const total = Number(counted?.count ?? 0)
+    if (page * size >= total) return
+    await queries(total <= FENCED_MATCHES).page.execute()
+  }
+}
 
 /** A search's floor: count, then the page (fenced when the matches are few) unless it lies past the end. */
 function searchFloor(
@@ -231,35 +273,17 @@ function searchFloor(
 ) {
   const request = { byPriceList, filters: readPrescription(kind, filters), page: { page, size, sort } }
   const filtered = activeFilters(kind, request.filters).length > 0
-  return async (database: Database) => {
-    const db = database.read as AnyDb
-    if (!filtered) {
-      const rows = await buildSearchQuery(db, kind, request).page.execute()
-      if (page > 0 || rows.length === size) await buildSearchQuery(db, kind, request).count.execute()
-      return
-    }
-    const counted = await buildSearchQuery(db, kind, request).count.executeTakeFirst()
-    const total = Number(counted?.count ?? 0)
-    if (page * size >= total) return
-    await buildSearchQuery(db, kind, request, { fenced: total <= FENCED_MATCHES }).page.execute()
-  }
+  return (database: Database) =>
+    countedFloor(filtered, page, size, (fenced) =>
+      buildSearchQuery(database.read as AnyDb, kind, request, { fenced }),
+    )()
 }
 
 function listingFloor(filter: GlassPriceFilter, sortColumn: SortColumn, sortDirection: SortDirection, page: number) {
   const request = { filter, page: { page, size: 20, sort: [] }, sortColumn, sortDirection, timezone: listingTimezone }
   const filtered = glassPriceFilterConditions(filter).length > 0
-  return async (database: Database) => {
-    const db = database.read
-    if (!filtered) {
-      const rows = await buildListingQueries(db, request).page.execute()
-      if (page > 0 || rows.length === 20) await buildListingQueries(db, request).count.execute()
-      return
-    }
-    const counted = await buildListingQueries(db, request).count.executeTakeFirst()
-    const total = Number(counted?.count ?? 0)
-    if (page * 20 >= total) return
-    await buildListingQueries(db, request, { fenced: total <= FENCED_MATCHES }).page.execute()
-  }
+  return (database: Database) =>
+    countedFloor(filtered, page, 20, (fenced) => buildListingQueries(database.read, request, { fenced }))()
 }
 
 function suggestFloor(kind: Kind, fieldName: string, q: string, byPriceList: boolean, limit: number) {
@@ -349,13 +373,6 @@ function listingRequest(
   sortDirection: SortDirection,
   page: number,
 ): ColdRequest {
-  const query = new URLSearchParams({
-    ...(filter as Record<string, string>),
-    sortColumn,
-    sortDirection,
-    page: String(page),
-    size: '20',
-  })
   const canonical = Object.entries(filter)
     .map(([name, value]) => [
       name,
@@ -365,7 +382,7 @@ function listingRequest(
   return {
     category: 'listing',
     key: JSON.stringify(['listing', canonical, sortColumn, sortDirection, page]),
-    http: { method: 'GET', path: `/api/v2/glasses/prices/list?${query}` },
+    http: { method: 'GET', path: listingPath(filter, sortColumn, sortDirection, page) },
     floor: listingFloor(filter, sortColumn, sortDirection, page),
   }
 }

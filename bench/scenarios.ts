@@ -7,7 +7,6 @@ import type { Kind } from '../src/catalog/kind.js'
 import { glasses, lenses } from '../src/catalog/kinds.js'
 import { readPrescription } from '../src/catalog/prescription.js'
 import { activeFilters, buildSearchQuery, FENCED_MATCHES, type FilterValues } from '../src/catalog/search-query.js'
-import { loadConfig } from '../src/config.js'
 import type { Database } from '../src/db/database.js'
 import type { GlassPriceFilter } from '../src/glass-prices/glass-price-filter.js'
 import { buildListingQueries, findGlassPrice } from '../src/glass-prices/glass-price-repository.js'
@@ -17,7 +16,7 @@ import { importCsv } from '../src/transfer/csv-import.js'
 import { openCsv } from '../src/transfer/csv-records.js'
 import { exportTable } from '../src/transfer/export-writer.js'
 import { transferColumns } from '../src/transfer/transfer-columns.js'
-import { coldMixId, coldMixScenarios } from './cold-mix.js'
+import { coldMixId, coldMixScenarios, listingPath, listingTimezone } from './cold-mix.js'
 import type { HttpRequestSpec } from './load.js'
 
 /*
@@ -162,8 +161,6 @@ async function searchRequest(
   }
 }
 
-const listingTimezone = loadConfig({}).businessTimezone
-
 async function listingRequest(
   db: AnyDb,
   filter: GlassPriceFilter,
@@ -174,15 +171,8 @@ async function listingRequest(
   const request = { filter, page: { page, size: 20, sort: [] }, sortColumn, sortDirection, timezone: listingTimezone }
   const fenced = (await countOf(db, buildListingQueries(db as never, request).count.compile())) <= FENCED_MATCHES
   const queries = buildListingQueries(db as never, request, { fenced })
-  const query = new URLSearchParams({
-    ...(filter as Record<string, string>),
-    sortColumn,
-    sortDirection,
-    page: String(page),
-    size: '20',
-  })
   return {
-    http: { method: 'GET', path: `/api/v2/glasses/prices/list?${query}` },
+    http: { method: 'GET', path: listingPath(filter, sortColumn, sortDirection, page) },
     floor: runCompiled(queries.page.compile(), queries.count.compile()),
   }
 }

@@ -105,7 +105,10 @@ export function priceColumnSpecs(kind: Kind, timezone: string): ColumnSpec[] {
 }
 
 /** Normal forms of non-ASCII text values, computed by the database itself. */
-export async function databaseForms(client: RawClient, values: readonly string[]): Promise<Map<string, TextForms>> {
+export async function databaseForms(
+  client: Pick<RawClient, 'query'>,
+  values: readonly string[],
+): Promise<Map<string, TextForms>> {
   const forms = new Map<string, TextForms>()
   if (values.length === 0) return forms
   const rows = await client.query<{ value: string; norm: string; lower: string }>(

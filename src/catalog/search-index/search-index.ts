@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { sql } from 'kysely'
+import { CompiledQuery } from 'kysely'
 import type { Database, RawClient } from '../../db/database.js'
 import type { GlassPriceListItem } from '../../glass-prices/glass-price-schemas.js'
 import type { Page } from '../../http/page.js'
@@ -8,6 +8,7 @@ import type { ItemField, Kind } from '../kind.js'
 import { kinds as allKinds, glasses } from '../kinds.js'
 import { activeFilters, type FilterValues, type SearchRequest } from '../search-query.js'
 import {
+  databaseForms,
   facetTables,
   fieldValueCounts,
   type IndexedListing,
@@ -334,9 +335,15 @@ export class SearchIndex implements SearchIndexService {
   }
 
   async #norms(texts: string[]): Promise<Map<string, string>> {
-    const { rows } = await sql<{ value: string; norm: string }>`
-      SELECT value, optics_norm(value) AS norm FROM unnest(${texts}::text[]) AS value`.execute(this.#db.read)
-    return new Map(rows.map((row) => [row.value, row.norm]))
+    const read = this.#db.read
+    const forms = await databaseForms(
+      {
+        query: async <Row>(text: string, parameters?: readonly unknown[]) =>
+          (await read.executeQuery<Row>(CompiledQuery.raw(text, [...(parameters ?? [])]))).rows,
+      },
+      texts,
+    )
+    return new Map([...forms].map(([text, form]) => [text, form.norm]))
   }
 
   /** Checks once that the database orders text as the index does (see the header). */
