@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely'
 import { inTransaction } from '../db/transaction.js'
-import { dataGeneration, recordMatviewRefresh } from './catalog-state.js'
+import { dataGeneration, pruneChangeLog, recordMatviewRefresh } from './catalog-state.js'
 import type { Kind } from './kind.js'
 
 /*
@@ -84,5 +84,6 @@ export async function refreshMatview(db: Kysely<any>, kind: Kind, options: { con
     const concurrently = options.concurrently ? sql`CONCURRENTLY ` : sql``
     await sql`REFRESH MATERIALIZED VIEW ${concurrently}${sql.table(kind.matview)}`.execute(trx)
     await recordMatviewRefresh(trx, kind, generation, performance.now() - started)
+    await pruneChangeLog(trx, kind)
   })
 }

@@ -149,3 +149,21 @@ export async function readDataVersion(db: Kysely<any>, kind: Kind, reads: KindRe
   const { rows } = await sql<{ version: string | null }>`SELECT ${dataVersionSql(kind, reads)} AS version`.execute(db)
   return rows[0]?.version ?? null
 }
+
+/** How long the change log keeps a write's ids: long enough for every instance to have caught up since. */
+export const CHANGE_LOG_RETENTION_SECONDS = 600
+
+/**
+ * Drops the kind's change-log rows older than the retention, moving `changes_from` past them (a reader still
+ * behind those generations reloads in full). The refresher runs it with every refresh.
+ */
+export async function pruneChangeLog(db: Kysely<any>, kind: Kind): Promise<void> {
+  await sql`
+    WITH gone AS (
+      DELETE FROM catalog_change
+      WHERE kind = ${kind.path} AND logged_at < now() - make_interval(secs => ${CHANGE_LOG_RETENTION_SECONDS})
+      RETURNING generation
+    )
+    UPDATE catalog_state SET changes_from = greatest(changes_from, (SELECT max(generation) FROM gone))
+    WHERE kind = ${kind.path} AND EXISTS (SELECT 1 FROM gone)`.execute(db)
+}

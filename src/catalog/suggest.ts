@@ -115,12 +115,22 @@ export interface TrigramPostings {
   readonly sizes: Uint32Array
 }
 
-// Built once per list of values: the list stands for one data version (cached, or kept by the search index).
-const postingsOf = new WeakMap<readonly FieldValue[], TrigramPostings>()
+// Built once per list of texts. A list of values stands for one data version (cached, or kept by the search index);
+// the search index lists the same texts in the same places for every version with the same values, and says so
+// (`shareTrigrams`), so a write that changes counts alone keeps the postings.
+const postingsOf = new WeakMap<object, TrigramPostings>()
+const textsOf = new WeakMap<readonly FieldValue[], readonly string[]>()
+
+/** Declares that value `i` of `values` is normalised as `texts[i + 1]`: postings are kept with `texts`. */
+export function shareTrigrams(values: readonly FieldValue[], texts: readonly string[]): void {
+  textsOf.set(values, texts)
+}
 
 /** The trigram postings of a list of values (built once per list; the search index builds them as it loads). */
 export function trigramPostings(values: readonly FieldValue[]): TrigramPostings {
-  let postings = postingsOf.get(values)
+  const texts = textsOf.get(values)
+  const key: object = texts ?? values
+  let postings = postingsOf.get(key)
   if (!postings) {
     const grams = new Map<string, number[]>()
     const sizes = new Uint32Array(values.length)
@@ -134,7 +144,7 @@ export function trigramPostings(values: readonly FieldValue[]): TrigramPostings 
       }
     })
     postings = { grams, sizes }
-    postingsOf.set(values, postings)
+    postingsOf.set(key, postings)
   }
   return postings
 }
@@ -192,13 +202,15 @@ export async function suggest(
   if (query === '') throw invalidField('q', 'must not be blank')
   const limit = Math.min(request.limit ?? MAX_SUGGESTIONS, MAX_SUGGESTIONS)
   const values: readonly FieldValue[] =
-    (await index?.fieldValues(kind, field, request.byPriceList, suggestionValue)) ??
+    (await index?.fieldValues(kind, field, request.byPriceList)) ??
     (await fieldValues(db, kind, request.byPriceList, column, field.name, cache))
 
   // One pass: the best `limit` of each class are kept as they come (no sort of thousands of values).
   const prefix: FieldValue[] = []
   const substring: FieldValue[] = []
   for (const value of values) {
+    // The search index lists values no row carries any more (count 0) until they leave its dictionary.
+    if (value.count === 0) continue
     if (value.normalised.startsWith(query)) keepBest(prefix, value, limit, byCount)
     else if (value.normalised.includes(query)) keepBest(substring, value, limit, byCount)
   }
@@ -212,7 +224,7 @@ export async function suggest(
     const bySimilarity = (a: { value: FieldValue; score: number }, b: { value: FieldValue; score: number }) =>
       b.score - a.score || byCount(a.value, b.value)
     for (const { value, score } of similarValues(values, wanted)) {
-      if (score < SIMILARITY_THRESHOLD || value.normalised.includes(query)) continue
+      if (value.count === 0 || score < SIMILARITY_THRESHOLD || value.normalised.includes(query)) continue
       keepBest(similar, { value, score }, limit - found.length, bySimilarity)
     }
     for (const { value } of similar) found.push({ value: value.value, count: value.count, match: 'similar' })

@@ -52,9 +52,21 @@ export interface CatalogStateTable {
   refresh_ms: number | null
   /** Bumped by every refresh, in its transaction: one value per content of the matview. */
   matview_version: ColumnType<number, number | undefined, number>
+  /** The change log (`catalog_change`) holds every change of the kind after this generation; NULL: none usable. */
+  changes_from: ColumnType<number | null, number | null | undefined, number | null>
+}
+
+/** Which entries (`p`) and SKUs (`s`) of a kind each data generation changed (migration 0006). */
+export interface CatalogChangeTable {
+  kind: string
+  generation: number
+  source: 'p' | 's'
+  id: number
+  logged_at: ColumnType<Date, Date | undefined, Date>
 }
 
 export interface DB {
+  catalog_change: CatalogChangeTable
   glasses_price: GlassesPriceTable
   glass_price_change: GlassPriceChangeTable
   glass_price_change_row: GlassPriceChangeRowTable

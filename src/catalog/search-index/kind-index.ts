@@ -6,7 +6,7 @@ import { buildPage, type Page, type PageRequest } from '../../http/page.js'
 import { FACET_VALUES, type Facets, facetFields, type NumericFacet, type TextFacet } from '../facets.js'
 import type { Filter, ItemField, Kind, Range, ValueType } from '../kind.js'
 import { activeFilters, type FilterValues, resolveSort, type SearchRequest } from '../search-query.js'
-import { indexedForSimilarity, suggestionValue, trigramPostings } from '../suggest.js'
+import { type FieldValue, indexedForSimilarity, shareTrigrams, suggestionValue, trigramPostings } from '../suggest.js'
 import {
   type Condition,
   codeCondition,
@@ -21,6 +21,7 @@ import {
   sortKey,
   type ValueCondition,
 } from './matching.js'
+import { type IdentifiedTable, mergeRows, newNonAsciiValues, type RowChanges } from './merge.js'
 import {
   type Column,
   ColumnBuilder,
@@ -50,20 +51,22 @@ export interface ColumnSpec {
   readonly sql?: string
 }
 
-export interface MatviewTable extends Table {
+export interface MatviewTable extends IdentifiedTable {
   /** `'m' || matview_version`: the version a matview search reads. */
   readonly matviewVersion: number
-  /** Row → the id of the entry that prices it. */
+  /**
+   * A data generation the matview shows at least (the one its refresh started from): every change the matview may
+   * lack since an earlier version is logged after it.
+   */
+  readonly refreshedGeneration: number
+  /** Row → the id of the entry that prices it (`ids[1]`). */
   readonly priceIds: Float64Array
 }
 
-export interface PriceTable extends Table {
+export interface PriceTable extends IdentifiedTable {
   readonly dataGeneration: number
-  readonly matviewVersion: number
-  /** Row → entry id. */
-  readonly ids: Float64Array
-  /** Entry id → row. */
-  readonly rowById: ReadonlyMap<number, number>
+  /** Row → entry id (`ids[0]`). */
+  readonly entryIds: Float64Array
 }
 
 /** The columns of `<kind>_mv` the index keeps (besides sku_id, which only orders ties). */
@@ -193,25 +196,24 @@ async function readTable(
   return { rows, columns, ids: orderedIds, tie: tieOf(rowByTie) }
 }
 
+/** What a row covers of an optional range: its own value where it has one, else its zone (see {@link coverageColumn}). */
+function coverageText(point: string | null, from: string | null, to: string | null): string {
+  return point !== null ? `${point}\t${point}` : `${from ?? ''}\t${to ?? ''}`
+}
+
 /** Adds, per range a SKU may or may not carry, the column of what a row covers (see {@link coverageColumn}). */
 function addCoverageColumns(kind: Kind, rows: number, columns: Map<string, Column>): void {
   for (const range of kind.ranges) {
     if (range.sku !== 'optional') continue
-    const [point, from, to] = ['', '_from', '_to'].map((suffix) => columns.get(`${range.column}${suffix}`) as Column)
+    const [point, from, to] = ['', '_from', '_to'].map(
+      (suffix) => columns.get(`${range.column}${suffix}`) as Column,
+    ) as [Column, Column, Column]
     const builder = new ColumnBuilder(coverageColumn(range), 'text')
-    const [pointValues, fromValues, toValues] = [point, from, to].map((column) => (column as Column).values) as [
-      readonly string[],
-      readonly string[],
-      readonly string[],
-    ]
-    for (let row = 0; row < rows; row++) {
-      const own = (point as Column).codes[row] as number
-      const low = own !== NULL_CODE ? own : ((from as Column).codes[row] as number)
-      const high = own !== NULL_CODE ? own : ((to as Column).codes[row] as number)
-      const lowText = own !== NULL_CODE ? pointValues[low] : low === NULL_CODE ? '' : fromValues[low]
-      const highText = own !== NULL_CODE ? pointValues[high] : high === NULL_CODE ? '' : toValues[high]
-      builder.push(`${lowText}\t${highText}`)
+    const text = (column: Column, row: number) => {
+      const code = column.codes[row] as number
+      return code === NULL_CODE ? null : (column.values[code] as string)
     }
+    for (let row = 0; row < rows; row++) builder.push(coverageText(text(point, row), text(from, row), text(to, row)))
     columns.set(coverageColumn(range), builder.build())
   }
 }
@@ -234,44 +236,239 @@ function prepare(kind: Kind, columns: ReadonlyMap<string, Column>, byPriceList: 
   }
 }
 
-/** Reads the kind's matview. Run inside a snapshot that also read `matviewVersion`. */
-export async function loadMatviewTable(client: RawClient, kind: Kind, matviewVersion: number): Promise<MatviewTable> {
-  const order = kind.order.map((field) => field.column)
-  const table = await readTable(client, `${kind.matview} m`, matviewColumnSpecs(kind), ['sku_id', 'price_id'], order)
+const matviewOrder = (kind: Kind) => kind.order.map((field) => field.column)
+const priceOrder = (kind: Kind) => kind.order.flatMap((field) => (field.entryColumn ? [field.entryColumn] : []))
+
+/** Reads the kind's matview. Run inside a snapshot that also read `matviewVersion` and `refreshedGeneration`. */
+export async function loadMatviewTable(
+  client: RawClient,
+  kind: Kind,
+  versions: { readonly matviewVersion: number; readonly refreshedGeneration: number },
+): Promise<MatviewTable> {
+  const table = await readTable(
+    client,
+    `${kind.matview} m`,
+    matviewColumnSpecs(kind),
+    ['sku_id', 'price_id'],
+    matviewOrder(kind),
+  )
   addCoverageColumns(kind, table.rows, table.columns)
+  return matviewTable(kind, { ...table, ...table.tie }, versions)
+}
+
+function matviewTable(
+  kind: Kind,
+  table: IdentifiedTable,
+  versions: { readonly matviewVersion: number; readonly refreshedGeneration: number },
+): MatviewTable {
   prepare(kind, table.columns, false)
   return {
     rows: table.rows,
     columns: table.columns,
-    matviewVersion,
+    ids: table.ids,
+    tie: table.tie,
+    rowByTie: table.rowByTie,
+    matviewVersion: versions.matviewVersion,
+    refreshedGeneration: versions.refreshedGeneration,
     priceIds: table.ids[1] as Float64Array,
-    ...table.tie,
   }
 }
 
-/** Reads the kind's price list. Run inside the snapshot that read both versions. */
+/** Reads the kind's price list. Run inside the snapshot that read `dataGeneration`. */
 export async function loadPriceTable(
   client: RawClient,
   kind: Kind,
   dataGeneration: number,
-  matviewVersion: number,
   timezone: string,
 ): Promise<PriceTable> {
-  const order = kind.order.flatMap((field) => (field.entryColumn ? [field.entryColumn] : []))
-  const table = await readTable(client, `${kind.priceTable} e`, priceColumnSpecs(kind, timezone), ['id'], order)
+  const table = await readTable(
+    client,
+    `${kind.priceTable} e`,
+    priceColumnSpecs(kind, timezone),
+    ['id'],
+    priceOrder(kind),
+  )
+  return priceTable(kind, { ...table, ...table.tie }, dataGeneration)
+}
+
+function priceTable(kind: Kind, table: IdentifiedTable, dataGeneration: number): PriceTable {
   prepare(kind, table.columns, true)
-  const idColumn = table.ids[0] as Float64Array
-  const rowById = new Map<number, number>()
-  for (let row = 0; row < table.rows; row++) rowById.set(idColumn[row] as number, row)
   return {
     rows: table.rows,
     columns: table.columns,
+    ids: table.ids,
+    tie: table.tie,
+    rowByTie: table.rowByTie,
     dataGeneration,
-    matviewVersion,
-    ids: idColumn,
-    rowById,
-    ...table.tie,
+    entryIds: table.ids[0] as Float64Array,
   }
+}
+
+/** The row of the entry with id `id`, or -1: a binary search over the rows in id order. */
+function rowOfEntry(prices: PriceTable, id: number): number {
+  const { entryIds, rowByTie } = prices
+  let low = 0
+  let high = prices.rows
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if ((entryIds[rowByTie[middle] as number] as number) < id) low = middle + 1
+    else high = middle
+  }
+  const row = rowByTie[low] as number
+  return low < prices.rows && entryIds[row] === id ? row : -1
+}
+
+/** The ids the change log holds for a kind's source (`p` entries, `s` SKUs) after generation `after`, up to `upTo`. */
+export async function changedIds(
+  client: RawClient,
+  kind: Kind,
+  source: 'p' | 's',
+  after: number,
+  upTo: number,
+): Promise<number[]> {
+  const rows = await client.query<{ id: string | number }>(
+    `SELECT DISTINCT id FROM catalog_change WHERE kind = $1 AND source = $2 AND generation > $3 AND generation <= $4`,
+    [kind.path, source, after, upTo],
+  )
+  return rows.map((row) => Number(row.id))
+}
+
+/** An SQL array literal of integer ids. */
+const idArray = (ids: readonly number[]) => `'{${ids.map((id) => String(Math.trunc(id))).join(',')}}'::bigint[]`
+
+/** Reads rows through COPY as they come: per column its values, per id column its ids. */
+async function readRows(
+  client: RawClient,
+  select: string,
+  specs: readonly ColumnSpec[],
+  idCount: number,
+): Promise<Omit<RowChanges, 'removed'>> {
+  const values = specs.map((): (string | null)[] => [])
+  const ids = Array.from({ length: idCount }, (): number[] => [])
+  const parser = new CopyTextParser((fields) => {
+    for (let index = 0; index < idCount; index++) (ids[index] as number[]).push(Number(fields[index]))
+    for (let index = 0; index < specs.length; index++)
+      (values[index] as (string | null)[]).push(fields[idCount + index] ?? null)
+  })
+  for await (const chunk of client.copyOut(select)) parser.push(chunk)
+  parser.end()
+  return {
+    rows: (ids[0] as number[]).length,
+    values: new Map(specs.map((spec, index) => [spec.name, values[index] as (string | null)[]])),
+    ids: ids.map((list) => Float64Array.from(list)),
+  }
+}
+
+/** `changes` merged into `table`, with the normal forms of new non-ASCII values from the database. */
+async function merged(client: RawClient, table: IdentifiedTable, changes: RowChanges, order: readonly string[]) {
+  const forms = await databaseForms(client, newNonAsciiValues(table, changes))
+  return mergeRows(table, changes, order, forms)
+}
+
+/**
+ * The price table brought to `dataGeneration` by the entries the change log names (`ids`): those rows are
+ * dropped and read again as they are now (a deleted entry is not read). Run inside the snapshot that read
+ * `dataGeneration`. Keeps the SKU → entry pairing of `matview` up to date.
+ */
+export async function applyPriceChanges(
+  client: RawClient,
+  kind: Kind,
+  prices: PriceTable,
+  ids: readonly number[],
+  dataGeneration: number,
+  timezone: string,
+  matview: MatviewTable | undefined,
+): Promise<PriceTable> {
+  const removed = new Uint8Array(prices.rows)
+  for (const id of ids) {
+    const row = rowOfEntry(prices, id)
+    if (row >= 0) removed[row] = 1
+  }
+  const specs = priceColumnSpecs(kind, timezone)
+  const added = await readRows(
+    client,
+    `SELECT e.id, ${specs.map((spec) => spec.sql ?? spec.name).join(', ')} FROM ${kind.priceTable} e WHERE e.id = ANY(${idArray(ids)})`,
+    specs,
+    1,
+  )
+  const table = await merged(client, prices, { removed, ...added }, priceOrder(kind))
+  const next = priceTable(kind, table, dataGeneration)
+  carryOrders(prices, next, table.oldToNew, table.addedRows)
+  // The pairing follows the entries' moves; a SKU whose entry went or came is looked up again.
+  const kept = matview && entryRowsKept.get(matview)
+  if (matview && kept?.prices === prices) {
+    const rows = new Int32Array(matview.rows)
+    for (let row = 0; row < matview.rows; row++) {
+      const old = kept.rows[row] as number
+      const moved = old >= 0 ? (table.oldToNew[old] as number) : -1
+      rows[row] = moved >= 0 ? moved : rowOfEntry(next, matview.priceIds[row] as number)
+    }
+    entryRowsKept.set(matview, { prices: next, rows })
+  }
+  return next
+}
+
+/**
+ * The matview table brought to a later refresh by the SKUs whose rows may have changed: those the change log names,
+ * and those priced (before or now) by an entry it names. Their rows are dropped and read again as they are now.
+ * Run inside the snapshot that read `versions`.
+ */
+export async function applyMatviewChanges(
+  client: RawClient,
+  kind: Kind,
+  matview: MatviewTable,
+  changed: { readonly entries: readonly number[]; readonly skus: readonly number[] },
+  versions: { readonly matviewVersion: number; readonly refreshedGeneration: number },
+  prices: PriceTable | undefined,
+): Promise<MatviewTable> {
+  const skus = new Set(changed.skus)
+  const entries = new Set(changed.entries)
+  const [skuIds, priceIds] = matview.ids as [Float64Array, Float64Array]
+  for (let row = 0; row < matview.rows; row++) {
+    if (entries.has(priceIds[row] as number)) skus.add(skuIds[row] as number)
+  }
+  const specs = matviewColumnSpecs(kind)
+  const added = await readRows(
+    client,
+    `SELECT m.sku_id, m.price_id, ${specs.map((spec) => spec.sql ?? spec.name).join(', ')} FROM ${kind.matview} m
+     WHERE m.sku_id = ANY(${idArray([...skus])})
+        OR m.sku_id IN (SELECT sku_id FROM ${kind.matview} WHERE price_id = ANY(${idArray([...entries])}))`,
+    specs,
+    2,
+  )
+  for (const sku of added.ids[0] as Float64Array) skus.add(sku)
+  const removed = new Uint8Array(matview.rows)
+  for (let row = 0; row < matview.rows; row++) if (skus.has(skuIds[row] as number)) removed[row] = 1
+  const values = new Map(added.values)
+  for (const range of kind.ranges) {
+    if (range.sku !== 'optional') continue
+    const [point, from, to] = ['', '_from', '_to'].map((suffix) => values.get(`${range.column}${suffix}`) ?? []) as [
+      (string | null)[],
+      (string | null)[],
+      (string | null)[],
+    ]
+    values.set(
+      coverageColumn(range),
+      point.map((own, row) => coverageText(own, from[row] ?? null, to[row] ?? null)),
+    )
+  }
+  const table = await merged(client, matview, { removed, rows: added.rows, values, ids: added.ids }, matviewOrder(kind))
+  const next = matviewTable(kind, table, versions)
+  carryOrders(matview, next, table.oldToNew, table.addedRows)
+  // The pairing with the entries: kept for the rows that stayed, looked up for the others.
+  const kept = prices && entryRowsKept.get(matview)
+  if (prices && kept?.prices === prices) {
+    const rows = new Int32Array(next.rows).fill(-2)
+    for (let row = 0; row < matview.rows; row++) {
+      const moved = table.oldToNew[row] as number
+      if (moved >= 0) rows[moved] = kept.rows[row] as number
+    }
+    for (let row = 0; row < next.rows; row++) {
+      if (rows[row] === -2) rows[row] = rowOfEntry(prices, next.priceIds[row] as number)
+    }
+    entryRowsKept.set(next, { prices, rows })
+  }
+  return next
 }
 
 /** Thrown (and caught by the caller) where the index cannot say exactly what SQL would: SQL answers instead. */
@@ -340,7 +537,7 @@ function entryRowsOf(matview: MatviewTable, prices: PriceTable): Int32Array {
   const kept = entryRowsKept.get(matview)
   if (kept?.prices === prices) return kept.rows
   const rows = new Int32Array(matview.rows)
-  for (let row = 0; row < matview.rows; row++) rows[row] = prices.rowById.get(matview.priceIds[row] as number) ?? -1
+  for (let row = 0; row < matview.rows; row++) rows[row] = rowOfEntry(prices, matview.priceIds[row] as number)
   entryRowsKept.set(matview, { prices, rows })
   return rows
 }
@@ -435,20 +632,19 @@ export function searchTables(
       for (let index = 0; index < window.length; index++) window[index] = from + index
     }
   } else {
-    const keys: SortKey[] = []
-    const names: string[] = []
+    const specs: KeySpec[] = []
     for (const { field, order } of sorted) {
       const column = fieldColumn(table, field, byPriceList)
       if (!column) continue
       const ignoreCase = order.ignoreCase && field.type === 'text'
-      keys.push(sortKey(column, order.direction === 'desc', ignoreCase))
-      names.push(`${column.name} ${order.direction}${ignoreCase ? ' i' : ''}`)
+      specs.push({ column: column.name, descending: order.direction === 'desc', ignoreCase, norm: false })
     }
     const to = from + size
-    if (matches && matches.length <= table.rows / 8) window = sortedWindow(table, matches, keys, from, to)
+    if (matches && matches.length <= table.rows / 8)
+      window = sortedWindow(table, matches, keysOf(table, specs), from, to)
     else {
       // Many matches: walk the rows in the requested order (kept per table and order) until the page is full.
-      const order = sortedPermutation(table, keys, names.join(','))
+      const order = sortedPermutation(table, specs)
       window = matches ? walk(order, matches, table.rows, from, to) : order.subarray(from, Math.min(to, order.length))
     }
   }
@@ -480,33 +676,128 @@ function walk(order: Uint32Array, matches: Uint32Array, rows: number, from: numb
 }
 
 /** At most this many orders are kept per table (4 bytes a row each). */
-const KEPT_ORDERS = 8
-const keptOrders = new WeakMap<Table, Map<string, Uint32Array>>()
+/** One key of a sort: a column's values ascending or descending (NULLs last, first), maybe of lower or normal form. */
+interface KeySpec {
+  readonly column: string
+  readonly descending: boolean
+  /** By `lower(value)`. */
+  readonly ignoreCase: boolean
+  /** By `optics_norm(value) COLLATE "C"`. */
+  readonly norm: boolean
+}
 
-/** Every row of `table` in the order of `keys`, then the tiebreak: radix passes, kept for the next request. */
-function sortedPermutation(table: Table, keys: readonly SortKey[], name: string, tieDescending = false): Uint32Array {
-  let kept = keptOrders.get(table)
-  if (!kept) {
-    kept = new Map()
-    keptOrders.set(table, kept)
-  }
-  name = `${name}${tieDescending ? ' tie desc' : ''}`
-  const found = kept.get(name)
-  if (found) {
+function keysOf(table: Table, specs: readonly KeySpec[]): SortKey[] {
+  return specs.map((spec) => {
+    const column = columnOf(table, spec.column)
+    return spec.norm ? normSortKey(column, spec.descending) : sortKey(column, spec.descending, spec.ignoreCase)
+  })
+}
+
+interface KeptOrder {
+  readonly specs: readonly KeySpec[]
+  readonly tieDescending: boolean
+  /** The table's rows in that order (computed on first use). */
+  readonly rows: () => Uint32Array
+}
+
+const KEPT_ORDERS = 8
+const keptOrders = new WeakMap<Table, Map<string, KeptOrder>>()
+
+const orderName = (specs: readonly KeySpec[], tieDescending: boolean) =>
+  JSON.stringify([specs.map((spec) => [spec.column, spec.descending, spec.ignoreCase, spec.norm]), tieDescending])
+
+/** The table's rows ordered by `specs` then the tiebreak (descending with `tieDescending`), kept per table. */
+function sortedPermutation(table: Table, specs: readonly KeySpec[], tieDescending = false): Uint32Array {
+  const name = orderName(specs, tieDescending)
+  const kept = keptOrders.get(table)
+  const found = kept?.get(name)
+  if (kept && found) {
     kept.delete(name)
     kept.set(name, found)
-    return found
+    return found.rows()
   }
   let order: Uint32Array = tieDescending ? table.rowByTie.slice().reverse() : table.rowByTie
   const rank = new Uint32Array(table.rows)
+  const keys = keysOf(table, specs)
   for (let index = keys.length - 1; index >= 0; index--) {
     const { codes, ranks, range } = keys[index] as SortKey
     for (let row = 0; row < table.rows; row++) rank[row] = ranks[codes[row] as number] as number
     order = countingPass(order, rank, range)
   }
   if (order === table.rowByTie) order = order.slice()
-  kept.set(name, order)
+  const rows = order
+  keep(table, { specs, tieDescending, rows: () => rows })
+  return order
+}
+
+function keep(table: Table, order: KeptOrder): void {
+  let kept = keptOrders.get(table)
+  if (!kept) {
+    kept = new Map()
+    keptOrders.set(table, kept)
+  }
+  kept.set(orderName(order.specs, order.tieDescending), order)
   if (kept.size > KEPT_ORDERS) kept.delete(kept.keys().next().value as string)
+}
+
+/**
+ * Carries the orders kept for `old` over to `next`, its rows after a merge (`oldToNew`; `added`: the new rows that
+ * came with the changes), each on its first use: the old rows keep their relative order, the added ones are placed
+ * by binary search (linear in the rows, where sorting them anew would take several passes).
+ */
+function carryOrders(old: Table, next: Table, oldToNew: Int32Array, added: Uint32Array): void {
+  const kept = keptOrders.get(old)
+  if (!kept) return
+  for (const { specs, tieDescending, rows: oldRows } of kept.values()) {
+    let carried: Uint32Array | undefined
+    keep(next, {
+      specs,
+      tieDescending,
+      rows: () => (carried ??= carryOrder(next, specs, tieDescending, oldRows(), oldToNew, added)),
+    })
+  }
+}
+
+function carryOrder(
+  next: Table,
+  specs: readonly KeySpec[],
+  tieDescending: boolean,
+  rows: Uint32Array,
+  oldToNew: Int32Array,
+  added: Uint32Array,
+): Uint32Array {
+  const keys = keysOf(next, specs)
+  const compare = (a: number, b: number) => {
+    for (const { codes, ranks } of keys) {
+      const difference = (ranks[codes[a] as number] as number) - (ranks[codes[b] as number] as number)
+      if (difference !== 0) return difference
+    }
+    const tie = (next.tie[a] as number) - (next.tie[b] as number)
+    return tieDescending ? -tie : tie
+  }
+  const remaining = new Uint32Array(next.rows - added.length)
+  let count = 0
+  for (let index = 0; index < rows.length; index++) {
+    const row = oldToNew[rows[index] as number] as number
+    if (row >= 0) remaining[count++] = row
+  }
+  const order = new Uint32Array(next.rows)
+  let out = 0
+  let from = 0
+  let low = 0
+  for (const row of Array.from(added).sort(compare)) {
+    let high = count
+    while (low < high) {
+      const middle = (low + high) >>> 1
+      if (compare(row, remaining[middle] as number) > 0) low = middle + 1
+      else high = middle
+    }
+    order.set(remaining.subarray(from, low), out)
+    out += low - from
+    from = low
+    order[out++] = row
+  }
+  order.set(remaining.subarray(from, count), out)
   return order
 }
 
@@ -663,23 +954,33 @@ export function facetTables(
   return { total: all ? all.length : table.rows, text, numeric }
 }
 
-/** Every value of an item field with how many rows carry it (NULL left out), or undefined where there is none. */
-export function fieldValueCounts<T>(
+/**
+ * Every value of an item field's dictionary with how many rows carry it (0 for a value no row carries any more;
+ * NULL left out), or undefined where there is none. Value `i` is the column's code `i + 1`, in every data version
+ * with the same dictionary, so the similarity postings of suggestions outlive writes that change counts alone.
+ */
+export function fieldValueCounts(
   tables: IndexedSearch,
   field: ItemField,
   byPriceList: boolean,
-  shape: (value: string, count: number) => T,
-): readonly T[] | undefined {
+): readonly FieldValue[] | undefined {
   const table: Table = byPriceList ? tables.prices : tables.matview
   const column = fieldColumn(table, field, byPriceList)
   if (!column) return undefined
   // Kept with the column: the same list serves every keystroke until the data changes.
-  return column.memo(`values:${shape.name}`, () => {
-    const values: T[] = []
+  return column.rowMemo('suggestion values', () => {
+    const texts = column.memo('suggestion texts', () =>
+      column.values.map((value, code) => (code === NULL_CODE ? '' : suggestionValue(value, 0).normalised)),
+    )
+    const values: FieldValue[] = new Array(column.distinct - 1)
     for (let code = 1; code < column.distinct; code++) {
-      const count = column.count(code)
-      if (count > 0) values.push(shape(column.values[code] as string, count))
+      values[code - 1] = {
+        value: column.values[code] as string,
+        count: column.count(code),
+        normalised: texts[code] as string,
+      }
     }
+    shareTrigrams(values, texts)
     return values
   })
 }
@@ -719,7 +1020,6 @@ export function listingTable(
   const total = matches ? matches.length : prices.rows
 
   const descending = request.sortDirection === 'DESC'
-  const keys: SortKey[] = []
   const columns =
     request.sortColumn === 'PARAMETERS'
       ? ['manufacturer', 'brand', 'model']
@@ -728,21 +1028,18 @@ export function listingTable(
         : request.sortColumn === 'PURCHASE'
           ? ['purchase']
           : []
-  for (const name of columns) {
-    const column = columnOf(prices, name)
-    keys.push(
-      request.sortColumn === 'PARAMETERS' ? normSortKey(column, descending) : sortKey(column, descending, false),
-    )
-  }
+  const specs = columns.map(
+    (column): KeySpec => ({ column, descending, ignoreCase: false, norm: request.sortColumn === 'PARAMETERS' }),
+  )
   const { page, size } = request.page
   const from = page * size
   const to = from + size
   let window: Uint32Array
   if (from >= total) window = new Uint32Array(0)
   else if (matches && matches.length <= prices.rows / 8) {
-    window = sortedWindow(prices, matches, keys, from, to, descending)
+    window = sortedWindow(prices, matches, keysOf(prices, specs), from, to, descending)
   } else {
-    const order = sortedPermutation(prices, keys, `listing ${request.sortColumn} ${request.sortDirection}`, descending)
+    const order = sortedPermutation(prices, specs, descending)
     window = matches ? walk(order, matches, prices.rows, from, to) : order.subarray(from, Math.min(to, order.length))
   }
   const column = (name: string) => columnOf(prices, name)
@@ -760,7 +1057,7 @@ export function listingTable(
   for (let index = 0; index < window.length; index++) {
     const row = window[index] as number
     content.push({
-      id: prices.ids[row] as number,
+      id: prices.entryIds[row] as number,
       manufacturer: value(manufacturer as Column, row) as string,
       brand: value(brand as Column, row) as string,
       model: value(model as Column, row) as string,
@@ -779,6 +1076,9 @@ export function listingTable(
  * listing order of the glass price list) and the similarity postings of large suggestion fields.
  */
 export function warmTables(kind: Kind, tables: IndexedSearch, timezoneListing: boolean): void {
+  // Orders carried over from an earlier version settle now, so no chain of versions stays reachable through them.
+  for (const table of [tables.matview, tables.prices])
+    for (const order of keptOrders.get(table)?.values() ?? []) order.rows()
   for (const table of [tables.matview, tables.prices]) for (const column of table.columns.values()) void column.postings
   void entryRowsOf(tables.matview, tables.prices)
   for (const byPriceList of [false, true]) {
@@ -796,7 +1096,7 @@ export function warmTables(kind: Kind, tables: IndexedSearch, timezoneListing: b
     }
     for (const field of kind.itemFields) {
       if (field.type !== 'text') continue
-      const values = fieldValueCounts(tables, field, byPriceList, suggestionValue)
+      const values = fieldValueCounts(tables, field, byPriceList)
       if (values && indexedForSimilarity(values)) trigramPostings(values)
     }
   }

@@ -7,7 +7,11 @@ import type { Facets } from '../facets.js'
 import type { ItemField, Kind } from '../kind.js'
 import { kinds as allKinds, glasses } from '../kinds.js'
 import { activeFilters, type FilterValues, type SearchRequest } from '../search-query.js'
+import type { FieldValue } from '../suggest.js'
 import {
+  applyMatviewChanges,
+  applyPriceChanges,
+  changedIds,
   databaseForms,
   facetTables,
   fieldValueCounts,
@@ -22,7 +26,7 @@ import {
   searchTables,
   warmTables,
 } from './kind-index.js'
-import type { SearchIndexServed, SearchIndexService } from './service-types.js'
+import type { SearchIndexLoads, SearchIndexServed, SearchIndexService } from './service-types.js'
 import { asciiNorm, compareCodePoints } from './text.js'
 
 /*
@@ -42,7 +46,16 @@ import { asciiNorm, compareCodePoints } from './text.js'
 interface KindVersions {
   readonly dataGeneration: number
   readonly matviewVersion: number
+  /** The data generation the matview's last refresh started from. */
+  readonly refreshedGeneration: number
+  /** The change log holds every change after this generation; null: none usable. */
+  readonly changesFrom: number | null
 }
+
+/** How long a request waits for its kind to catch up with a few changes before SQL answers it instead. */
+const CATCH_UP_WAIT_MS = 250
+/** Beyond this share of a table's rows changed, a load reads the table anew rather than the changes. */
+const CHANGED_SHARE_LIMIT = 0.125
 
 interface KindState {
   matview?: MatviewTable
@@ -108,6 +121,7 @@ const collationProbe = [
 export class SearchIndex implements SearchIndexService {
   readonly enabled: boolean
   readonly served: SearchIndexServed = { index: 0, sql: 0 }
+  readonly loads: SearchIndexLoads = { read: 0, changes: 0 }
   readonly #db: Database
   readonly #log: FastifyBaseLogger
   readonly #kinds: readonly Kind[]
@@ -202,15 +216,10 @@ export class SearchIndex implements SearchIndexService {
     return this.#answer(glasses, 'listing', filters, (tables, norm) => listingTable(tables.prices, request, norm))
   }
 
-  /** Every value of a text field with its count, shaped by `shape` (kept per data version), or undefined. */
-  fieldValues<T>(
-    kind: Kind,
-    field: ItemField,
-    byPriceList: boolean,
-    shape: (value: string, count: number) => T,
-  ): Promise<readonly T[] | undefined> {
+  /** Every value of a text field with its count (0 for values no row carries any more), or undefined. */
+  fieldValues(kind: Kind, field: ItemField, byPriceList: boolean): Promise<readonly FieldValue[] | undefined> {
     return this.#answer(kind, byPriceList, {}, (tables) => {
-      const values = fieldValueCounts(tables, field, byPriceList, shape)
+      const values = fieldValueCounts(tables, field, byPriceList)
       if (!values) throw new NotIndexable('no such field in this mode')
       return values
     })
@@ -237,11 +246,24 @@ export class SearchIndex implements SearchIndexService {
       texts.size > 0 ? this.#norms([...texts]) : undefined,
     ])
     const wanted = versions.get(kind.path)
+    if (!wanted) return this.#bySql()
     // Read after the versions: a load that finished meanwhile may already hold them.
-    const tables = state.matview && state.prices ? { matview: state.matview, prices: state.prices } : undefined
-    if (!wanted || !tables || !this.#fresh(tables, wanted, reads)) {
-      this.#startLoad(kind)
-      return this.#bySql()
+    let tables = this.#tables(state)
+    if (!tables || !this.#fresh(tables, wanted, reads)) {
+      // A few changes are applied in a few milliseconds: wait for them (briefly) rather than ask SQL.
+      const loading = this.#startLoad(kind)
+      if (loading && this.#incremental(state, wanted)) {
+        let timer: NodeJS.Timeout | undefined
+        await Promise.race([
+          loading.catch(() => {}),
+          new Promise((resolve) => {
+            timer = setTimeout(resolve, CATCH_UP_WAIT_MS)
+          }),
+        ])
+        clearTimeout(timer)
+        tables = this.#tables(state)
+      }
+      if (!tables || !this.#fresh(tables, wanted, reads)) return this.#bySql()
     }
     try {
       const result = compute(tables, (text) => asciiNorm(text) ?? (norms?.get(text) as string))
@@ -253,38 +275,53 @@ export class SearchIndex implements SearchIndexService {
     }
   }
 
+  #tables(state: KindState): IndexedSearch | undefined {
+    return state.matview && state.prices ? { matview: state.matview, prices: state.prices } : undefined
+  }
+
+  /** Whether the change log lets a load bring what this kind holds to `wanted` by the changes alone. */
+  #incremental(state: KindState, wanted: KindVersions): boolean {
+    const log = wanted.changesFrom
+    if (log === null || !state.prices || !state.matview) return false
+    const prices = state.prices.dataGeneration >= wanted.dataGeneration || state.prices.dataGeneration >= log
+    const matview = state.matview.matviewVersion >= wanted.matviewVersion || state.matview.refreshedGeneration >= log
+    return prices && matview
+  }
+
   #bySql(): undefined {
     this.served.sql++
     return undefined
   }
 
-  /** Whether the tables show the versions a search in this mode (or the listing, the price list alone) reads. */
+  /**
+   * Whether the tables show (at least) the versions a search in this mode (or the listing, the price list alone)
+   * reads. Both tables always come from one snapshot (a load replaces them together), so a newer pair is a state the
+   * database has shown since the request arrived.
+   */
   #fresh(tables: IndexedSearch, wanted: KindVersions, byPriceList: boolean | 'listing'): boolean {
-    if (byPriceList === 'listing') return tables.prices.dataGeneration === wanted.dataGeneration
-    if (tables.matview.matviewVersion !== wanted.matviewVersion) return false
-    if (!byPriceList) return true
-    return (
-      tables.prices.dataGeneration === wanted.dataGeneration && tables.prices.matviewVersion === wanted.matviewVersion
-    )
+    if (byPriceList === 'listing') return tables.prices.dataGeneration >= wanted.dataGeneration
+    if (tables.matview.matviewVersion < wanted.matviewVersion) return false
+    return !byPriceList || tables.prices.dataGeneration >= wanted.dataGeneration
   }
 
   #current(state: KindState, wanted: KindVersions, byPriceList: boolean): boolean {
-    return (
-      !!state.matview &&
-      !!state.prices &&
-      this.#fresh({ matview: state.matview, prices: state.prices }, wanted, byPriceList)
-    )
+    const tables = this.#tables(state)
+    return !!tables && this.#fresh(tables, wanted, byPriceList)
   }
 
-  #startLoad(kind: Kind): void {
+  #startLoad(kind: Kind): Promise<void> | undefined {
     const state = this.#states.get(kind.path) as KindState
-    if (state.loading || this.#closed) return
-    this.#checkUsable()
-      .then((usable) => (usable ? this.#load(kind) : undefined))
-      .catch((error: unknown) => this.#log.warn({ err: error, kind: kind.path }, 'search index: a load failed'))
+    if (this.#closed) return undefined
+    if (state.loading) return state.loading
+    const loading = this.#checkUsable().then((usable) => (usable ? this.#load(kind) : undefined))
+    loading.catch((error: unknown) => this.#log.warn({ err: error, kind: kind.path }, 'search index: a load failed'))
+    return loading
   }
 
-  /** Loads what is behind of one kind, in one snapshot; one load per kind at a time. */
+  /**
+   * Brings one kind to the versions of one snapshot; one load per kind at a time. A table the change log covers
+   * since its version takes the changed rows alone (see merge.ts); otherwise it is read anew.
+   */
   #load(kind: Kind): Promise<void> {
     const state = this.#states.get(kind.path) as KindState
     if (state.loading) return state.loading
@@ -297,23 +334,77 @@ export class SearchIndex implements SearchIndexService {
           const wanted = versions.get(kind.path)
           if (!wanted || this.#closed) return
           const started = performance.now()
+          const log = wanted.changesFrom
+          let how: 'none' | 'changes' | 'read' = 'none'
           let matview = state.matview
-          if (!matview || matview.matviewVersion !== wanted.matviewVersion) {
-            matview = await loadMatviewTable(client, kind, wanted.matviewVersion)
-          }
           let prices = state.prices
-          if (
-            !prices ||
-            prices.dataGeneration !== wanted.dataGeneration ||
-            prices.matviewVersion !== wanted.matviewVersion
-          ) {
-            prices = await loadPriceTable(client, kind, wanted.dataGeneration, wanted.matviewVersion, this.#timezone)
+          if (!matview || matview.matviewVersion !== wanted.matviewVersion) {
+            let changed: { entries: number[]; skus: number[] } | undefined
+            if (matview && log !== null && matview.refreshedGeneration >= log) {
+              const since = matview.refreshedGeneration
+              changed = {
+                entries: await changedIds(client, kind, 'p', since, wanted.dataGeneration),
+                skus: await changedIds(client, kind, 's', since, wanted.dataGeneration),
+              }
+            }
+            if (
+              matview &&
+              changed &&
+              changed.entries.length + changed.skus.length <= matview.rows * CHANGED_SHARE_LIMIT
+            ) {
+              matview = await applyMatviewChanges(client, kind, matview, changed, wanted, prices)
+              how = 'changes'
+              this.loads.changes++
+            } else {
+              matview = await loadMatviewTable(client, kind, wanted)
+              how = 'read'
+              this.loads.read++
+            }
           }
-          warmTables(kind, { matview, prices }, kind === glasses)
+          if (!prices || prices.dataGeneration !== wanted.dataGeneration) {
+            const changed =
+              prices && log !== null && prices.dataGeneration >= log
+                ? await changedIds(client, kind, 'p', prices.dataGeneration, wanted.dataGeneration)
+                : undefined
+            if (prices && changed && changed.length <= prices.rows * CHANGED_SHARE_LIMIT) {
+              prices = await applyPriceChanges(
+                client,
+                kind,
+                prices,
+                changed,
+                wanted.dataGeneration,
+                this.#timezone,
+                matview,
+              )
+              if (how !== 'read') how = 'changes'
+              this.loads.changes++
+            } else {
+              prices = await loadPriceTable(client, kind, wanted.dataGeneration, this.#timezone)
+              how = 'read'
+              this.loads.read++
+            }
+          }
+          const tables = { matview, prices }
+          // What requests would otherwise build on first use: at once after a read (requests wait for the load
+          // anyway), else while the event loop is free (a change keeps most of it).
+          if (how === 'read') warmTables(kind, tables, kind === glasses)
+          else {
+            setImmediate(() => {
+              if (state.matview === tables.matview && state.prices === tables.prices) {
+                warmTables(kind, tables, kind === glasses)
+              }
+            })
+          }
           state.matview = matview
           state.prices = prices
           this.#log.debug(
-            { kind: kind.path, rows: matview.rows, entries: prices.rows, ms: Math.round(performance.now() - started) },
+            {
+              kind: kind.path,
+              how,
+              rows: matview.rows,
+              entries: prices.rows,
+              ms: Math.round(performance.now() - started),
+            },
             'search index: kind loaded',
           )
         },
@@ -329,7 +420,7 @@ export class SearchIndex implements SearchIndexService {
   async #readVersions(): Promise<Map<string, KindVersions>> {
     const rows = await this.#db.read
       .selectFrom('catalog_state')
-      .select(['kind', 'data_generation', 'matview_version'])
+      .select(['kind', 'data_generation', 'matview_version', 'refreshed_generation', 'changes_from'])
       .execute()
     return versionsOf(rows)
   }
@@ -376,21 +467,32 @@ export class SearchIndex implements SearchIndexService {
   }
 }
 
-function versionsOf(
-  rows: readonly { kind: string; data_generation: number | string; matview_version: number | string }[],
-): Map<string, KindVersions> {
+interface VersionRow {
+  kind: string
+  data_generation: number | string
+  matview_version: number | string
+  refreshed_generation: number | string
+  changes_from: number | string | null
+}
+
+function versionsOf(rows: readonly VersionRow[]): Map<string, KindVersions> {
   return new Map(
     rows.map((row) => [
       row.kind,
-      { dataGeneration: Number(row.data_generation), matviewVersion: Number(row.matview_version) },
+      {
+        dataGeneration: Number(row.data_generation),
+        matviewVersion: Number(row.matview_version),
+        refreshedGeneration: Number(row.refreshed_generation),
+        changesFrom: row.changes_from === null ? null : Number(row.changes_from),
+      },
     ]),
   )
 }
 
 async function readVersions(client: RawClient): Promise<Map<string, KindVersions>> {
   return versionsOf(
-    await client.query<{ kind: string; data_generation: number; matview_version: number }>(
-      'SELECT kind, data_generation, matview_version FROM catalog_state',
+    await client.query<VersionRow>(
+      'SELECT kind, data_generation, matview_version, refreshed_generation, changes_from FROM catalog_state',
     ),
   )
 }

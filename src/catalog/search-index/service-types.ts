@@ -10,6 +10,13 @@ export interface SearchIndexServed {
   sql: number
 }
 
+export interface SearchIndexLoads {
+  /** Tables read in full from the database (first loads, and catch-ups the change log could not cover). */
+  read: number
+  /** Tables brought to a later data version by the rows that changed alone. */
+  changes: number
+}
+
 export interface SearchIndexService {
   /** False with `SEARCH_INDEX=off`: every answer comes from SQL. */
   readonly enabled: boolean
@@ -20,12 +27,14 @@ export interface SearchIndexService {
   /** Starts loading every kind in the background (the server calls it once it listens). */
   start(): void
   /**
-   * Brings every kind's index up to the database's current data version (loading or reloading what is behind);
-   * resolves when done. Requests never wait for it: while an index is behind, its requests are answered from SQL.
+   * Brings every kind's index up to the database's current data version (loading what is behind, by the changed
+   * rows where the change log covers them); resolves when done. A request whose kind is behind by logged changes
+   * waits briefly for them; otherwise, and past that wait, it is answered from SQL.
    */
   catchUp(): Promise<void>
   /** Counters since the start. */
   readonly served: SearchIndexServed
+  readonly loads: SearchIndexLoads
   /** Stops background loads (on close). */
   close(): Promise<void>
 }

@@ -35,20 +35,99 @@ export class Column {
   #decimals: (DecimalValue | undefined)[] | undefined
   #norms: string[] | undefined
   #lowers: string[] | undefined
-  readonly #memo = new Map<string, unknown>()
+  // Derived from the values alone: shared by the columns of later data versions with the same values.
+  #memo = new Map<string, unknown>()
+  // Derived from the rows too.
+  readonly #rowMemo = new Map<string, unknown>()
+  // Value → code; shared (and extended) by the columns of later data versions, see {@link extend}.
+  #codeOf: Map<string, number> | undefined
 
-  constructor(name: string, type: ValueType, values: string[], codes: Codes) {
+  constructor(name: string, type: ValueType, values: string[], codes: Codes, json?: (string | number | null)[]) {
     this.name = name
     this.type = type
     this.values = values
     this.codes = codes
-    this.json = values.map((value, code) => (code === NULL_CODE ? null : type === 'text' ? value : Number(value)))
+    this.json =
+      json ?? values.map((value, code) => (code === NULL_CODE ? null : type === 'text' ? value : Number(value)))
   }
 
-  /** A value derived from the column, computed once (the column never changes). */
+  /** A value derived from the column's values (not its rows), computed once. */
   memo<T>(key: string, make: () => T): T {
     if (!this.#memo.has(key)) this.#memo.set(key, make())
     return this.#memo.get(key) as T
+  }
+
+  /** A value derived from the column's rows, computed once. */
+  rowMemo<T>(key: string, make: () => T): T {
+    if (!this.#rowMemo.has(key)) this.#rowMemo.set(key, make())
+    return this.#rowMemo.get(key) as T
+  }
+
+  /** The code of `value`, or undefined where no row of this column carries it. */
+  codeOf(value: string): number | undefined {
+    if (!this.#codeOf) {
+      this.#codeOf = new Map()
+      for (let code = 1; code < this.values.length; code++) this.#codeOf.set(this.values[code] as string, code)
+    }
+    const code = this.#codeOf.get(value)
+    // The map may have been extended for a later version of the column: codes past this one's values are not here.
+    return code !== undefined && code < this.values.length ? code : undefined
+  }
+
+  /** Of `values`, those this column does not hold (each once). */
+  newValues(values: readonly (string | null)[]): string[] {
+    const found = new Set<string>()
+    for (const value of values) if (value !== null && this.codeOf(value) === undefined) found.add(value)
+    return [...found]
+  }
+
+  /**
+   * A column of the same name holding `values` as its rows, its dictionary this one's with the new values added
+   * at the end (so this column's codes keep their meaning in it). `forms`: the normal forms of the new non-ASCII
+   * text values. What derives from the values alone is shared where no value is new.
+   */
+  extend(values: readonly (string | null)[], forms: ReadonlyMap<string, TextForms>): Column {
+    const added = this.newValues(values)
+    const dictionary = added.length === 0 ? (this.values as string[]) : [...this.values, ...added]
+    this.codeOf('')
+    const codeOf = this.#codeOf as Map<string, number>
+    for (let index = 0; index < added.length; index++) codeOf.set(added[index] as string, this.values.length + index)
+    const codes = codesFor(dictionary.length, values.length)
+    for (let row = 0; row < values.length; row++) {
+      const value = values[row] as string | null
+      codes[row] = value === null ? NULL_CODE : (codeOf.get(value) as number)
+    }
+    if (added.length === 0) return this.withCodes(codes)
+    const json = [...this.json]
+    for (const value of added) json.push(this.type === 'text' ? value : Number(value))
+    const column = new Column(this.name, this.type, dictionary, codes, json)
+    column.#codeOf = codeOf
+    if (this.type === 'text' && this.#norms) {
+      const more = new Column(this.name, this.type, ['', ...added], new Uint8Array(0))
+      more.setForms(forms)
+      column.#norms = [...this.#norms, ...more.norms.slice(1)]
+      column.#lowers = [...(this.#lowers as string[]), ...more.lowers.slice(1)]
+    } else if (this.type === 'text') column.setForms(forms)
+    return column
+  }
+
+  /** The same values with other rows (`codes` in this column's dictionary), sharing what derives from the values. */
+  withCodes(codes: Codes): Column {
+    const column = new Column(
+      this.name,
+      this.type,
+      this.values as string[],
+      codes,
+      this.json as (string | number | null)[],
+    )
+    column.#memo = this.#memo
+    column.#codeOf = this.#codeOf
+    column.#ranks = this.#ranks
+    column.#lowerRanks = this.#lowerRanks
+    column.#decimals = this.#decimals
+    column.#norms = this.#norms
+    column.#lowers = this.#lowers
+    return column
   }
 
   get distinct(): number {
@@ -97,14 +176,9 @@ export class Column {
 
   /** The same values with the rows rearranged: row `i` of the result is row `order[i]` of this column. */
   permuted(order: Uint32Array): Column {
-    const codes = new (this.codes.constructor as new (length: number) => Codes)(order.length)
+    const codes = codesFor(this.values.length, order.length)
     for (let index = 0; index < order.length; index++) codes[index] = this.codes[order[index] as number] as number
-    const column = new Column(this.name, this.type, this.values as string[], codes)
-    if (this.#norms) {
-      column.#norms = this.#norms
-      column.#lowers = this.#lowers
-    }
-    return column
+    return this.withCodes(codes)
   }
 
   /** Each value as an exact decimal (numeric columns). */
@@ -243,11 +317,15 @@ export class ColumnBuilder {
 
   build(): Column {
     const used = this.#codes.subarray(0, this.#length)
-    const distinct = this.#values.length
-    const codes =
-      distinct <= 0x100 ? Uint8Array.from(used) : distinct <= 0x10000 ? Uint16Array.from(used) : used.slice()
+    const codes = codesFor(this.#values.length, used.length)
+    codes.set(used)
     return new Column(this.name, this.type, this.#values, codes)
   }
+}
+
+/** An array of `rows` codes, as narrow as `distinct` codes allow. */
+export function codesFor(distinct: number, rows: number): Codes {
+  return distinct <= 0x100 ? new Uint8Array(rows) : distinct <= 0x10000 ? new Uint16Array(rows) : new Uint32Array(rows)
 }
 
 /** Rows in their stored order, by column name; `tie` orders rows by the SQL path's unique tiebreak. */

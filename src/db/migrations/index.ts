@@ -4,6 +4,7 @@ import * as glassPriceHistory from './0002-glass-price-history.js'
 import * as catalogState from './0003-catalog-state.js'
 import * as matviewVersion from './0004-matview-version.js'
 import * as prescriptionIndexes from './0005-prescription-indexes.js'
+import * as changeLog from './0006-change-log.js'
 
 /**
  * Every migration, in the order it is applied. A migration never changes once released: a change to the schema
@@ -15,4 +16,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0003-catalog-state': catalogState,
   '0004-matview-version': matviewVersion,
   '0005-prescription-indexes': prescriptionIndexes,
+  '0006-change-log': changeLog,
 }
