@@ -6,8 +6,10 @@ import { FENCED_MATCHES, REMEMBERED_PAGE_MATCHES } from './search-query.js'
  * How a page with an exact total is read, for the searches and the glass price listing alike:
  * - A filtered query's total is known first: from the cache at the current data version, or the last total
  *   remembered for it as a hint (no round trip), or else a count. A query matching at most FENCED_MATCHES rows has
- *   its page read fenced: the matches whole, through the filter's index, then sorted. A page past the end is
- *   answered from the count alone.
+ *   its page read fenced: the matches whole, through the filter's index, then sorted. One matching more, in an
+ *   order with an index (the natural order), walks that index no further than the matches' number; if that does
+ *   not fill the page, the page is read fenced. So no page read walks more rows than match. A page past the end
+ *   is answered from the count alone.
  * - Pages of a query matching more than REMEMBERED_PAGE_MATCHES rows (or unfiltered), and pages that once took
  *   longer than SLOW_PAGE_MS, are remembered whole per data version like totals.
  * Caches built without room (RESULT_CACHE=off) are no caches: nothing is remembered and no version is read.
@@ -25,8 +27,13 @@ export interface CountedPageSource<T> {
   readonly count: () => Promise<{ value: number; version: string | null }>
   /** The data version the query reads, now. */
   readonly currentVersion: () => Promise<string | null>
-  /** Reads the page's rows, fenced or not; with the data version they were read at (undefined without rows). */
-  readonly readRows: (fenced: boolean) => Promise<{ rows: T[]; version: string | null | undefined }>
+  /**
+   * Reads the page's rows, fenced or not, or (`walk`) by walking at most that many rows in the page's order; with
+   * the data version they were read at (undefined without rows).
+   */
+  readonly readRows: (fenced: boolean, walk?: number) => Promise<{ rows: T[]; version: string | null | undefined }>
+  /** Whether the page's order has an index to walk (see {@link readCountedPage}). */
+  readonly walkable?: boolean
 }
 
 export interface PageCaches {
@@ -52,7 +59,14 @@ export async function readCountedPage<T>(source: CountedPageSource<T>, caches: P
   const fenced = matches !== undefined && matches <= FENCED_MATCHES
 
   const readPage = async (): Promise<{ value: Page<T>; version: string | null }> => {
-    const { rows, version: rowsVersion } = await source.readRows(fenced)
+    let read: { rows: T[]; version: string | null | undefined } | undefined
+    if (!fenced && source.walkable && matches !== undefined) {
+      // Walk the order's index, but no further than there are matches: a full page found is the page; else the
+      // matches cluster late in the order, and the fenced read of them costs what their count costs.
+      read = await source.readRows(false, matches)
+      if (read.rows.length < request.size) read = undefined
+    }
+    const { rows, version: rowsVersion } = read ?? (await source.readRows(fenced || matches !== undefined))
     const readAt = rowsVersion ?? version ?? (totals ? await source.currentVersion() : null)
     const pageTotal =
       total ??

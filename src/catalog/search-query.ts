@@ -162,6 +162,7 @@ export const REMEMBERED_PAGE_MATCHES = 2_000
  * kind's natural order, and always ends with a unique tiebreak so pages never overlap or skip.
  *
  * `fenced`: the filtered rows are selected in a subquery the planner cannot flatten (`OFFSET 0`), then sorted.
+ * `walk`: the filters look at no more than that many rows, the first in the page's order (see counted-page.ts).
  * For a search known to match few rows: otherwise the planner, misjudging a substring filter's selectivity, may
  * walk the sort's index and filter row by row, reading most of the table when the matches sort last (seconds at
  * a million rows instead of milliseconds).
@@ -170,7 +171,7 @@ export function buildSearchQuery(
   db: AnyDb,
   kind: Kind,
   request: SearchRequest,
-  options: { readonly fenced?: boolean } = {},
+  options: { readonly fenced?: boolean; readonly walk?: number } = {},
 ): SearchQueries {
   const { byPriceList } = request
   const conditions = activeFilters(kind, request.filters).map(({ filter, value }) =>
@@ -201,12 +202,20 @@ export function buildSearchQuery(
 
   const { page, size } = request.page
   const alias = byPriceList ? 'e' : 'm'
+  const ordered = <Q extends SelectQueryBuilder<any, any, any>>(query: Q): Q =>
+    orderBy.reduce((q, expression) => q.orderBy(expression as never) as Q, query)
   const source = options.fenced
     ? db.selectFrom(withFilters(db.selectFrom(from).selectAll(alias)).offset(0).as(alias)).select(selections)
-    : withFilters(db.selectFrom(from).select(selections))
-  let pageQuery = source as SelectQueryBuilder<any, any, Row>
-  for (const expression of orderBy) pageQuery = pageQuery.orderBy(expression as never)
-  pageQuery = pageQuery.limit(size).offset(page * size)
+    : options.walk !== undefined
+      ? withFilters(
+          db
+            .selectFrom(ordered(db.selectFrom(from).selectAll(alias)).limit(Math.max(1, options.walk)).as(alias))
+            .select(selections),
+        )
+      : withFilters(db.selectFrom(from).select(selections))
+  const pageQuery = ordered(source as SelectQueryBuilder<any, any, Row>)
+    .limit(size)
+    .offset(page * size)
 
   const countQuery = withFilters(db.selectFrom(from).select([sql<number | string>`count(*)`.as('count'), version]))
   return { page: pageQuery, count: countQuery }

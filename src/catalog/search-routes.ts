@@ -91,8 +91,10 @@ export async function searchKind(
         return { value: Number(result.count), version: result[DATA_VERSION] }
       },
       currentVersion: () => readDataVersion(db, kind, searchReads(request.byPriceList)),
-      async readRows(fenced) {
-        const rows = await buildSearchQuery(db as never, kind, request, { fenced }).page.execute()
+      // The natural order has an index on every table a search reads; a requested sort may not.
+      walkable: request.page.sort.length === 0,
+      async readRows(fenced, walk) {
+        const rows = await buildSearchQuery(db as never, kind, request, { fenced, walk }).page.execute()
         const version = rows[0]?.[DATA_VERSION] as string | undefined
         for (const row of rows) {
           delete row[DATA_VERSION]

@@ -148,29 +148,44 @@ const listingCountKey = (filter: GlassPriceFilter) => JSON.stringify(['glass-pri
  * The two queries of a listing page: its rows (filtered, sorted, with the business-day date and the user of the
  * last change) and their total, each with the data version it was read at.
  */
-export function buildListingQueries(db: Db, request: ListingRequest, options: { readonly fenced?: boolean } = {}) {
+export function buildListingQueries(
+  db: Db,
+  request: ListingRequest,
+  options: { readonly fenced?: boolean; readonly walk?: number } = {},
+) {
   const conditions = glassPriceFilterConditions(request.filter)
   const where = <Q extends { where(condition: Expression<SqlBool>): Q }>(query: Q): Q =>
     conditions.reduce((q, condition) => q.where(condition), query)
+  const ordered = <Q extends { orderBy(expression: never): Q }>(query: Q): Q =>
+    orderExpressions(request.sortColumn).reduce(
+      (q, expression) => q.orderBy((request.sortDirection === 'DESC' ? sql`${expression} DESC` : expression) as never),
+      query,
+    )
   const { page, size } = request.page
-  // Fenced: the matches are selected whole, then sorted (see `fenced` of buildSearchQuery).
+  // Fenced: the matches are selected whole, then sorted; walk: the filters look at no more than that many rows,
+  // the first in the listing's order (see `fenced` and `walk` of buildSearchQuery).
   const source = options.fenced
     ? db.selectFrom(where(db.selectFrom('glasses_price as e').selectAll('e')).offset(0).as('e'))
-    : where(db.selectFrom('glasses_price as e'))
+    : options.walk !== undefined
+      ? where(
+          db.selectFrom(
+            ordered(db.selectFrom('glasses_price as e').selectAll('e')).limit(Math.max(1, options.walk)).as('e'),
+          ),
+        )
+      : where(db.selectFrom('glasses_price as e'))
 
-  let query = source.select([
-    'e.id',
-    'e.manufacturer',
-    'e.brand',
-    'e.model',
-    sql<string>`to_char(e.updated_at AT TIME ZONE ${request.timezone}, 'YYYY-MM-DD')`.as('lastUpdatedOn'),
-    'e.price',
-    'e.purchase',
-    'e.updated_by as user',
-  ])
-  for (const expression of orderExpressions(request.sortColumn)) {
-    query = query.orderBy(request.sortDirection === 'DESC' ? sql`${expression} DESC` : (expression as never))
-  }
+  const query = ordered(
+    source.select([
+      'e.id',
+      'e.manufacturer',
+      'e.brand',
+      'e.model',
+      sql<string>`to_char(e.updated_at AT TIME ZONE ${request.timezone}, 'YYYY-MM-DD')`.as('lastUpdatedOn'),
+      'e.price',
+      'e.purchase',
+      'e.updated_by as user',
+    ]),
+  )
   return {
     page: query
       .select(listingVersion)
@@ -205,8 +220,10 @@ export async function listGlassPrices(
         return { value: Number(result.count), version: result[DATA_VERSION] }
       },
       currentVersion: () => readDataVersion(db, glasses, 'tables'),
-      async readRows(fenced) {
-        const rows = await buildListingQueries(db, request, { fenced }).page.execute()
+      // Every listing order has an index (the id, price, purchase, the normalised parameters).
+      walkable: true,
+      async readRows(fenced, walk) {
+        const rows = await buildListingQueries(db, request, { fenced, walk }).page.execute()
         const content = rows.map((row) => ({
           id: Number(row.id),
           manufacturer: row.manufacturer,

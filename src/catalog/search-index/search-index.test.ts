@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
+import { sql } from 'kysely'
 import { buildTestApp, eachDatabase } from '../../../test/harness.js'
 import { refreshMatview } from '../catalog-repository.js'
+import { pruneChangeLog } from '../catalog-state.js'
 import { seedCatalogue } from '../demo-catalogue.js'
 import { glasses } from '../kinds.js'
 
@@ -123,6 +125,27 @@ eachDatabase('search index in the service', (ctx) => {
     } finally {
       await off.close()
     }
+  })
+
+  test('changes the log no longer holds are caught up by reading the table anew, never answered stale', async () => {
+    await app.searchIndex.catchUp()
+    const loads = { ...app.searchIndex.loads }
+    const created = await app.inject({
+      method: 'POST',
+      url: '/api/v2/glasses/prices',
+      payload: { manufacturer: 'Safilo', brand: 'Carrera', model: 'Index Probe 3', price: 1000, purchase: 500 },
+    })
+    assert.equal(created.statusCode, 200)
+    // The write's log rows outlive their retention and are pruned, as a refresh does.
+    await sql`UPDATE catalog_change SET logged_at = now() - interval '1 day'`.execute(ctx.db.primary)
+    await pruneChangeLog(ctx.db.primary, glasses)
+    const next = await frames(app)
+    assert.equal(next.json().totalElements, 2, 'the write shows in the very next search')
+    await app.searchIndex.catchUp()
+    assert.ok(app.searchIndex.loads.read > loads.read, 'the price table was read anew')
+    assert.equal((await frames(app)).body, next.body)
+    const rest = await app.inject({ method: 'DELETE', url: `/api/v2/glasses/prices/${created.json().id}` })
+    assert.equal(rest.statusCode, 200)
   })
 
   test('with SEARCH_INDEX=off every answer comes from SQL and readiness does not wait', async () => {

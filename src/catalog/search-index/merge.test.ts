@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import fc from 'fast-check'
+import { compareDecimal, parseDecimal } from '../../http/decimal.js'
+import { type IdentifiedTable, mergeRows } from './merge.js'
+import { type Column, ColumnBuilder, tieOf } from './table.js'
+import { compareCodePoints } from './text.js'
+
+/*
+ * A table brought forward by its changed rows must be the table read anew: the same rows in the same natural
+ * order, the same values, the same tiebreak order; and what it shares with the old table (dictionaries) must not
+ * change the old one.
+ */
+
+interface Row {
+  readonly id: number
+  readonly brand: string | null
+  readonly price: string | null
+}
+
+const compareNullsLast = <T>(a: T | null, b: T | null, compare: (a: T, b: T) => number) =>
+  a === null ? (b === null ? 0 : 1) : b === null ? -1 : compare(a, b)
+
+/** The natural order: brand, then price, NULLs last, then id; as PostgreSQL's ORDER BY would give it. */
+const decimal = (text: string) => {
+  const parsed = parseDecimal(text)
+  assert.ok(parsed, text)
+  return parsed
+}
+const natural = (a: Row, b: Row) =>
+  compareNullsLast(a.brand, b.brand, compareCodePoints) ||
+  compareNullsLast(a.price, b.price, (x, y) => compareDecimal(decimal(x), decimal(y))) ||
+  a.id - b.id
+
+/** The table as a fresh read builds it: rows in natural order, dictionaries in first-seen order. */
+function tableOf(rows: readonly Row[]): IdentifiedTable {
+  const sorted = [...rows].sort(natural)
+  const brand = new ColumnBuilder('brand', 'text')
+  const price = new ColumnBuilder('price', 'decimal')
+  for (const row of sorted) {
+    brand.push(row.brand)
+    price.push(row.price)
+  }
+  const ids = Float64Array.from(sorted, (row) => row.id)
+  const byId = Uint32Array.from(sorted.keys()).sort((a, b) => (ids[a] as number) - (ids[b] as number))
+  return {
+    rows: sorted.length,
+    columns: new Map([
+      ['brand', brand.build()],
+      ['price', price.build()],
+    ]),
+    ids: [ids],
+    ...tieOf(byId),
+  }
+}
+
+/** What a user sees of a table: each row's values in order, and the rows in tiebreak order. */
+function contents(table: IdentifiedTable) {
+  const value = (column: Column, row: number) => column.json[column.codes[row] as number]
+  const brand = table.columns.get('brand') as Column
+  const price = table.columns.get('price') as Column
+  const rows = Array.from({ length: table.rows }, (_, row) => [
+    table.ids[0]?.[row],
+    value(brand, row),
+    value(price, row),
+  ])
+  return { rows, byTie: Array.from(table.rowByTie, (row) => table.ids[0]?.[row]) }
+}
+
+const brandValues = ['Ray-Ban', 'ray-ban', 'Oakley', 'Ёж', 'Ж', 'a', 'b', '\u{1F600}', 'Zeiss']
+const brands = fc.constantFrom(...brandValues, null)
+// The normal forms of the non-ASCII values, as the database would give them.
+const forms = new Map(brandValues.map((value) => [value, { norm: value.toLowerCase(), lower: value.toLowerCase() }]))
+const prices = fc.constantFrom('100', '100.5', '99.99', '1000', '2', null)
+
+test('a table merged with its changes equals the table read anew', () => {
+  fc.assert(
+    fc.property(
+      fc.uniqueArray(fc.record({ id: fc.integer({ min: 1, max: 400 }), brand: brands, price: prices }), {
+        selector: (row) => row.id,
+        maxLength: 120,
+      }),
+      fc.array(fc.integer({ min: 1, max: 400 }), { maxLength: 40 }),
+      fc.array(fc.record({ brand: fc.oneof(brands, fc.string({ maxLength: 4 })), price: prices }), { maxLength: 40 }),
+      (start, touched, values) => {
+        const old = tableOf(start)
+        const before = contents(old)
+        // The touched ids: each either gone, or present with new values.
+        const changed = [...new Set(touched)]
+        const now = new Map(start.map((row) => [row.id, row]))
+        const added: Row[] = []
+        changed.forEach((id, index) => {
+          const value = values[index]
+          if (value) {
+            const row = { id, ...value }
+            now.set(id, row)
+            added.push(row)
+          } else now.delete(id)
+        })
+        const removed = new Uint8Array(old.rows)
+        const oldIds = old.ids[0] as Float64Array
+        for (let row = 0; row < old.rows; row++) if (changed.includes(oldIds[row] as number)) removed[row] = 1
+        const merged = mergeRows(
+          old,
+          {
+            removed,
+            rows: added.length,
+            values: new Map([
+              ['brand', added.map((row) => row.brand)],
+              ['price', added.map((row) => row.price)],
+            ]),
+            ids: [Float64Array.from(added, (row) => row.id)],
+          },
+          ['brand', 'price'],
+          forms,
+        )
+        assert.deepEqual(contents(merged), contents(tableOf([...now.values()])))
+        assert.deepEqual(contents(old), before, 'the old table is unchanged')
+        // Every kept row is found where oldToNew says.
+        for (let row = 0; row < old.rows; row++) {
+          const moved = merged.oldToNew[row] as number
+          if (removed[row]) assert.equal(moved, -1)
+          else assert.equal(merged.ids[0]?.[moved], oldIds[row])
+        }
+      },
+    ),
+    { numRuns: 300 },
+  )
+})
