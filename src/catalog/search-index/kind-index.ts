@@ -260,8 +260,9 @@ function matviewTable(
   kind: Kind,
   table: IdentifiedTable,
   versions: { readonly matviewVersion: number; readonly refreshedGeneration: number },
+  prepared = true,
 ): MatviewTable {
-  prepare(kind, table.columns, false)
+  if (prepared) prepare(kind, table.columns, false)
   return {
     rows: table.rows,
     columns: table.columns,
@@ -291,8 +292,9 @@ export async function loadPriceTable(
   return priceTable(kind, { ...table, ...table.tie }, dataGeneration)
 }
 
-function priceTable(kind: Kind, table: IdentifiedTable, dataGeneration: number): PriceTable {
-  prepare(kind, table.columns, true)
+/** The table as a price table; `prepared`: its filters' postings built now (at a read), else on first use. */
+function priceTable(kind: Kind, table: IdentifiedTable, dataGeneration: number, prepared = true): PriceTable {
+  if (prepared) prepare(kind, table.columns, true)
   return {
     rows: table.rows,
     columns: table.columns,
@@ -392,18 +394,21 @@ export async function applyPriceChanges(
     1,
   )
   const table = await merged(client, prices, { removed, ...added }, priceOrder(kind))
-  const next = priceTable(kind, table, dataGeneration)
+  const next = priceTable(kind, table, dataGeneration, false)
   carryOrders(prices, next, table.oldToNew, table.addedRows)
   // The pairing follows the entries' moves; a SKU whose entry went or came is looked up again.
   const kept = matview && entryRowsKept.get(matview)
   if (matview && kept?.prices === prices) {
-    const rows = new Int32Array(matview.rows)
-    for (let row = 0; row < matview.rows; row++) {
-      const old = kept.rows[row] as number
-      const moved = old >= 0 ? (table.oldToNew[old] as number) : -1
-      rows[row] = moved >= 0 ? moved : rowOfEntry(next, matview.priceIds[row] as number)
-    }
-    entryRowsKept.set(matview, { prices: next, rows })
+    keepEntryRows(matview, next, () => {
+      const before = kept.rows()
+      const rows = new Int32Array(matview.rows)
+      for (let row = 0; row < matview.rows; row++) {
+        const old = before[row] as number
+        const moved = old >= 0 ? (table.oldToNew[old] as number) : -1
+        rows[row] = moved >= 0 ? moved : rowOfEntry(next, matview.priceIds[row] as number)
+      }
+      return rows
+    })
   }
   return next
 }
@@ -453,20 +458,23 @@ export async function applyMatviewChanges(
     )
   }
   const table = await merged(client, matview, { removed, rows: added.rows, values, ids: added.ids }, matviewOrder(kind))
-  const next = matviewTable(kind, table, versions)
+  const next = matviewTable(kind, table, versions, false)
   carryOrders(matview, next, table.oldToNew, table.addedRows)
   // The pairing with the entries: kept for the rows that stayed, looked up for the others.
   const kept = prices && entryRowsKept.get(matview)
   if (prices && kept?.prices === prices) {
-    const rows = new Int32Array(next.rows).fill(-2)
-    for (let row = 0; row < matview.rows; row++) {
-      const moved = table.oldToNew[row] as number
-      if (moved >= 0) rows[moved] = kept.rows[row] as number
-    }
-    for (let row = 0; row < next.rows; row++) {
-      if (rows[row] === -2) rows[row] = rowOfEntry(prices, next.priceIds[row] as number)
-    }
-    entryRowsKept.set(next, { prices, rows })
+    keepEntryRows(next, prices, () => {
+      const before = kept.rows()
+      const rows = new Int32Array(next.rows).fill(-2)
+      for (let row = 0; row < matview.rows; row++) {
+        const moved = table.oldToNew[row] as number
+        if (moved >= 0) rows[moved] = before[row] as number
+      }
+      for (let row = 0; row < next.rows; row++) {
+        if (rows[row] === -2) rows[row] = rowOfEntry(prices, next.priceIds[row] as number)
+      }
+      return rows
+    })
   }
   return next
 }
@@ -530,16 +538,24 @@ function matviewConditions(
   ]
 }
 
-const entryRowsKept = new WeakMap<MatviewTable, { prices: PriceTable; rows: Int32Array }>()
+/** Per matview, its pairing with one price table (computed on first use; carried over by writes). */
+const entryRowsKept = new WeakMap<MatviewTable, { prices: PriceTable; rows: () => Int32Array }>()
+
+function keepEntryRows(matview: MatviewTable, prices: PriceTable, make: () => Int32Array): void {
+  let rows: Int32Array | undefined
+  entryRowsKept.set(matview, { prices, rows: () => (rows ??= make()) })
+}
 
 /** Per matview row, the row of its entry in `prices` (-1 where the entry is not there). */
 function entryRowsOf(matview: MatviewTable, prices: PriceTable): Int32Array {
   const kept = entryRowsKept.get(matview)
-  if (kept?.prices === prices) return kept.rows
-  const rows = new Int32Array(matview.rows)
-  for (let row = 0; row < matview.rows; row++) rows[row] = rowOfEntry(prices, matview.priceIds[row] as number)
-  entryRowsKept.set(matview, { prices, rows })
-  return rows
+  if (kept?.prices === prices) return kept.rows()
+  keepEntryRows(matview, prices, () => {
+    const rows = new Int32Array(matview.rows)
+    for (let row = 0; row < matview.rows; row++) rows[row] = rowOfEntry(prices, matview.priceIds[row] as number)
+    return rows
+  })
+  return entryRowsOf(matview, prices)
 }
 
 /** The conditions of one filter on a price table, as `entryCondition` writes them. */
@@ -1079,6 +1095,8 @@ export function warmTables(kind: Kind, tables: IndexedSearch, timezoneListing: b
   // Orders carried over from an earlier version settle now, so no chain of versions stays reachable through them.
   for (const table of [tables.matview, tables.prices])
     for (const order of keptOrders.get(table)?.values() ?? []) order.rows()
+  prepare(kind, tables.matview.columns, false)
+  prepare(kind, tables.prices.columns, true)
   for (const table of [tables.matview, tables.prices]) for (const column of table.columns.values()) void column.postings
   void entryRowsOf(tables.matview, tables.prices)
   for (const byPriceList of [false, true]) {
