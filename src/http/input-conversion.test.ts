@@ -253,6 +253,25 @@ eachDatabase('inputs read as Spring read them', (ctx) => {
       assert.equal(again.json().code, 'duplicate-key')
     })
 
+    for (const [written, text] of [
+      ['1.50', '1.50'],
+      ['1e3', '1e3'],
+      ['12345678901234567890', '12345678901234567890'],
+      ['-0.0', '-0.0'],
+    ]) {
+      test(`create with "model": ${written} (a JSON number) stores the text as written, "${text}"`, async () => {
+        const created = await inject({
+          method: 'POST',
+          url: pricesPath,
+          headers: { 'content-type': 'application/json' },
+          payload: `{"manufacturer":"M","brand":"B","model":${written},"price":1,"purchase":1}`,
+        })
+        assert.equal(created.statusCode, 200, created.body)
+        assert.equal(created.json().model, text)
+        assert.ok((await storedEntries(ctx.db)).some((entry) => entry.model === text))
+      })
+    }
+
     test('update with "brand": true stores "true"', async () => {
       const [first] = await storedEntries(ctx.db)
       const updated = await inject({
@@ -392,6 +411,33 @@ eachDatabase('inputs read as Spring read them', (ctx) => {
         if (Object.values(canonical).some((value) => value !== null)) assert.equal(miss.json().totalElements, 0)
       })
     }
+
+    test('a JSON number a float cannot hold is read by its digits, as BigDecimal reads it: no float detour', async () => {
+      const post = (payload: string) =>
+        inject({ method: 'POST', url: pricesPath, headers: { 'content-type': 'application/json' }, payload })
+      // 11990.000000000000001 is 11990 as a float, but has 15 decimals: refused exactly as its text is.
+      for (const price of ['11990.000000000000001', '"11990.000000000000001"']) {
+        const response = await post(`{"manufacturer":"M","brand":"B","model":"X","price":${price},"purchase":1}`)
+        assertRefused(response, 'price', price)
+      }
+      const coefficient = await inject({
+        method: 'POST',
+        url: `${listPath}?dryRun=true`,
+        headers: { 'content-type': 'application/json' },
+        payload:
+          '{"priceTypeBase":"RETAIL","priceTypeChange":"RETAIL","round":"TENS","coefficient":1.0000000000000000001}',
+      })
+      assertRefused(coefficient, 'coefficient', 'coefficient')
+      // 1.6000000000000000001 is not 1.6: the lens of index 1.6 is not found, as with the text.
+      await assertSame(
+        searchRequest('lenses', '{"byPriceList":false,"refractionIndex":1.6000000000000000001}'),
+        searchRequest('lenses', { byPriceList: false, refractionIndex: '1.6000000000000000001' }),
+        'refractionIndex',
+      )
+      const found = await search('lenses', '{"byPriceList":false,"refractionIndex":1.6000000000000000001}')
+      assert.equal(found.json().totalElements, 0)
+      assert.equal((await search('lenses', '{"byPriceList":false,"refractionIndex":1.60}')).json().totalElements, 1)
+    })
 
     test('the bulk change reads "coefficient": " 1.15 " and "difference": "-1e1" as 1.15 and -10', async () => {
       await assertSame(

@@ -1,3 +1,4 @@
+import { parse as parseLosslessJson } from 'lossless-json'
 import { parseDecimal } from './decimal.js'
 
 /*
@@ -7,8 +8,9 @@ import { parseDecimal } from './decimal.js'
  * JSON bodies, as Jackson 2.15 coerces by default (`CoercionConfigs`, `StdDeserializer._parseBoolean`,
  * `_parseString`, the BigDecimal deserializer):
  *   numbers   ""/blank/"null" → null; a numeric string is trimmed and read, exponent included ("1.29e3" → "1290",
- *             as exact decimal text, never through a float); anything else is left for validation to refuse
- *   text      a JSON number or boolean → its text (1307 → "1307")
+ *             as exact decimal text, never through a float); a JSON number a float cannot hold exactly keeps its
+ *             digits as text (BigDecimal reads them all); anything else is left for validation to refuse
+ *   text      a JSON number or boolean → its text as written (1307 → "1307", 1.50 → "1.50")
  *   booleans  "true"/"True"/"TRUE" and "false"/"False"/"FALSE" (trimmed); integers: 0 = false, others true;
  *             ""/blank/"null" → null (so a required `byPriceList` still refuses it)
  * Arrays and objects where a scalar is expected, other words for booleans, and enum values in another case are
@@ -50,18 +52,27 @@ function kindOf(schema: DeclaredSchema): FieldKind | undefined {
 /** What a conversion answers for a value that is to be dropped (a query parameter read as absent). */
 const ABSENT = Symbol('absent')
 type Converted = unknown | typeof ABSENT
-type Converter = (value: unknown) => Converted
+/** Converts one value; `sourceText` gives a JSON number's text as written in the body (undefined elsewhere). */
+type Converter = (value: unknown, sourceText: () => string | undefined) => Converted
 
 /** Jackson's exact decimal: the canonical text of a numeric string, null for the empty and textual null. */
-function bodyDecimal(value: unknown): Converted {
+function bodyDecimal(value: unknown, sourceText: () => string | undefined): Converted {
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return value
+    const written = sourceText()
+    const exact = written === undefined ? undefined : parseDecimal(written)
+    // A float that holds the number exactly stays a number; one that lost digits gives way to the digits.
+    return exact && exact.text !== parseDecimal(value)?.text ? exact.text : value
+  }
   if (typeof value !== 'string') return value
   const text = value.trim()
   if (text === '' || text === 'null') return null
   return parseDecimal(text)?.text ?? value
 }
 
-function bodyText(value: unknown): Converted {
-  return typeof value === 'number' || typeof value === 'boolean' ? String(value) : value
+function bodyText(value: unknown, sourceText: () => string | undefined): Converted {
+  if (typeof value === 'number') return sourceText() ?? String(value)
+  return typeof value === 'boolean' ? String(value) : value
 }
 
 const jacksonTrue = new Set(['true', 'True', 'TRUE'])
@@ -129,6 +140,40 @@ const queryConverters: Partial<Record<FieldKind, (value: string) => Converted>> 
   enum: (value) => value.trim(),
 }
 
+/** The text each JSON body was parsed from, kept by its parsed object until its numbers are read. */
+const bodyTexts = new WeakMap<object, string>()
+
+/**
+ * Keeps the text a JSON body was parsed from, so its conversion can read numbers as written (`JSON.parse` keeps
+ * only a float). Call it from the body parser with the parsed value.
+ */
+export function keepBodyText(body: unknown, text: string): void {
+  if (body !== null && typeof body === 'object') bodyTexts.set(body, text)
+}
+
+class NumberText {
+  constructor(readonly text: string) {}
+}
+
+/** Reads a body's top-level numbers as written, on first need (most bodies never need it). */
+function numberTextsOf(body: object): (name: string) => string | undefined {
+  let numbers: Record<string, unknown> | null | undefined
+  return (name) => {
+    if (numbers === undefined) {
+      const text = bodyTexts.get(body)
+      try {
+        const parsed = text === undefined ? null : parseLosslessJson(text, null, (digits) => new NumberText(digits))
+        numbers = parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : null
+      } catch {
+        // Duplicate keys (JSON.parse keeps the last): the float stands.
+        numbers = null
+      }
+    }
+    const value = numbers && Object.hasOwn(numbers, name) ? numbers[name] : undefined
+    return value instanceof NumberText ? value.text : undefined
+  }
+}
+
 function queryConverter(kind: FieldKind): Converter | undefined {
   if (kind === 'list') return (value) => (typeof value === 'string' ? [value] : value)
   if (kind === 'text') return undefined
@@ -157,9 +202,10 @@ function planOf(schema: DeclaredSchema | undefined, side: 'body' | 'query'): Pla
 function applyPlan(plan: Plan, value: unknown): unknown {
   if (plan.size === 0 || value === null || typeof value !== 'object' || Array.isArray(value)) return value
   const converted: Record<string, unknown> = { ...(value as Record<string, unknown>) }
+  const numberText = numberTextsOf(value)
   for (const [name, convert] of plan) {
     if (!Object.hasOwn(converted, name)) continue
-    const result = convert(converted[name])
+    const result = convert(converted[name], () => numberText(name))
     if (result === ABSENT) delete converted[name]
     else converted[name] = result
   }

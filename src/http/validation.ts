@@ -2,7 +2,7 @@ import { Ajv, type Options } from 'ajv'
 import addFormats from 'ajv-formats'
 import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify'
 import Type, { type TSchema } from 'typebox'
-import { convertBody, convertQuery } from './input-conversion.js'
+import { convertBody, convertQuery, keepBodyText } from './input-conversion.js'
 import { type FieldError, ProblemError } from './problem.js'
 
 /*
@@ -54,7 +54,10 @@ export function registerValidation(app: FastifyInstance): void {
     const text = String(body)
     if (text.trim() === '') return done(null, undefined)
     parseJson(request, text, (error, parsed) => {
-      if (!error) return done(null, parsed)
+      if (!error) {
+        keepBodyText(parsed, text)
+        return done(null, parsed)
+      }
       done(
         isPlainJson(text)
           ? new ProblemError(
