@@ -11,6 +11,7 @@ import type { Database } from './db/database.js'
 import { glassPriceRoutes } from './glass-prices/glass-price-routes.js'
 import { glassPriceTransferRoutes } from './glass-prices/glass-price-transfer-routes.js'
 import { registerAuthentication } from './http/auth.js'
+import { registerJsonContentType } from './http/json-responses.js'
 import { registerMetrics } from './http/metrics.js'
 import { registerOpenApi } from './http/openapi.js'
 import { operationsRoutes } from './http/operations-routes.js'
@@ -65,7 +66,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // The id comes from requestIdOf, which keeps a sane X-Request-Id and makes one otherwise.
     requestIdHeader: false,
     genReqId: requestIdOf,
-    ajv: { customOptions: { coerceTypes: 'array' } },
     ...problemServerOptions,
     ...securityServerOptions(config),
   })
@@ -84,6 +84,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerRequestIdHeader(app)
   const metrics = registerMetrics(app)
   registerValidation(app)
+  registerJsonContentType(app)
   registerProblemHandlers(app)
   app.addSchema(ProblemSchema)
   await registerSecurity(app)

@@ -226,8 +226,8 @@ eachDatabase('nomenclature search rules', (ctx) => {
       assert.equal(body.totalElements, 1)
     })
 
-    test('a filter of the wrong type is a 400 naming it', async () => {
-      for (const model of [12, true, ['x'], { a: 1 }]) {
+    test('a filter of the wrong type is a 400 naming it (a number or a boolean is its text, as Jackson reads it)', async () => {
+      for (const model of [['x'], { a: 1 }, [12]]) {
         const { status, body } = await search(glasses, { byPriceList: false, model })
         assert.equal(status, 400)
         assert.deepEqual(

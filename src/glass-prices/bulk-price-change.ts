@@ -222,6 +222,7 @@ export async function applyBulkPriceChange(
         .join('; ')
       const more = counts.rejectedCount > entries.length ? `; and ${counts.rejectedCount - entries.length} more` : ''
       throw unprocessable(
+        'bulk-change-rejected',
         `${counts.rejectedCount} entries would get a ${field} of 0 or less, or above ${MAX_PRICE}; nothing was ` +
           `changed: ${named}${more}`,
         {
@@ -261,7 +262,10 @@ export async function applyBulkPriceChange(
     const changed = Number(rows[0]?.changed ?? 0)
     // The selection is locked, so only an entry created meanwhile can make a difference: start over then.
     if (changed !== counts.changedCount) {
-      throw conflict('The glass price list changed during the bulk change; nothing was changed, try again')
+      throw conflict(
+        'changed-during-bulk-change',
+        'The glass price list changed during the bulk change; nothing was changed, try again',
+      )
     }
     await finishChange(trx, batch, changed)
     return { batch, selectedCount: counts.selectedCount, changedCount: changed }

@@ -8,7 +8,14 @@ import type { DB } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
 import { checkDecimal } from '../http/decimal.js'
 import type { Page, PageRequest } from '../http/page.js'
-import { badRequest, conflict, type FieldError, invalidField, notFound, preconditionFailed } from '../http/problem.js'
+import {
+  badRequest,
+  conflict,
+  entryNotFound,
+  type FieldError,
+  invalidField,
+  preconditionFailed,
+} from '../http/problem.js'
 import { type GlassPriceFilter, glassPriceFilterConditions } from './glass-price-filter.js'
 import {
   type GlassPriceEntry,
@@ -294,7 +301,7 @@ async function lockEntry(db: Db, id: string): Promise<EntryRow> {
     .where('id', '=', id as unknown as number)
     .forUpdate()
     .executeTakeFirst()
-  if (!row) throw notFound(`No glass price entry ${id}`)
+  if (!row) throw entryNotFound(`No glass price entry ${id}`)
   return row
 }
 
@@ -310,6 +317,7 @@ async function rejectDuplicate(db: Db, input: GlassPriceInput, exceptId?: string
   const existing = await query.limit(1).executeTakeFirst()
   if (existing) {
     throw conflict(
+      'duplicate-key',
       `An entry for ${input.manufacturer} / ${input.brand} / ${input.model} already exists (id ${existing.id})`,
       { existingId: Number(existing.id) },
     )

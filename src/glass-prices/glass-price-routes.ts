@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import Type from 'typebox'
 import { PageSchema, pagingQueryProperties, parsePageRequest } from '../http/page.js'
 import { principalName } from '../http/principal.js'
-import { notFound } from '../http/problem.js'
+import { entryNotFound } from '../http/problem.js'
 import { problemResponses } from '../http/schemas.js'
 import { applyBulkPriceChange, previewBulkPriceChange, validateBulkChange } from './bulk-price-change.js'
 import { parseGlassPriceFilter } from './glass-price-filter.js'
@@ -210,7 +210,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const id = parseId((request.params as { id: string }).id)
       const row = await findGlassPrice(app.db.primary, id)
-      if (!row) throw notFound(`No glass price entry ${id}`)
+      if (!row) throw entryNotFound(`No glass price entry ${id}`)
       reply.header('etag', entryTag(row))
       return toEntry(row)
     },
@@ -275,7 +275,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
       const id = parseId((request.params as { id: string }).id)
       const db = app.db.primary
       if (!(await findGlassPrice(db, id)) && !(await hasHistory(db, id))) {
-        throw notFound(`No glass price entry ${id} and no history of one`)
+        throw entryNotFound(`No glass price entry ${id} and no history of one`)
       }
       return entryHistory(db, id, pageOf(request, app.config.maxPageSize))
     },

@@ -71,6 +71,7 @@ export type GlassPriceListItem = Static<typeof GlassPriceListItemSchema>
 /** A decimal query value: blank means "no filter"; anything else must be a number. */
 const QueryDecimal = (description: string) =>
   Type.String({
+    format: 'decimal',
     pattern: '^\\s*([-+]?(\\d+(\\.\\d*)?|\\.\\d+))?\\s*$',
     maxLength: MAX_DECIMAL_TEXT,
     description,

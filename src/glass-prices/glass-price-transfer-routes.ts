@@ -166,7 +166,7 @@ export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<vo
       const upload = request.body
       if (!(upload instanceof SpooledUpload)) {
         if (upload === undefined && CSV_TYPES.some((type) => request.headers['content-type']?.startsWith(type))) {
-          throw unprocessable('The file is empty; nothing was written', {
+          throw unprocessable('import-rejected', 'The file is empty; nothing was written', {
             problemCount: 1,
             problems: [{ line: 1, column: null, message: 'the file is empty' }],
           })
@@ -183,6 +183,7 @@ export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<vo
         const shown =
           result.problems.length < result.problemCount ? ` (the first ${result.problems.length} listed)` : ''
         throw unprocessable(
+          'import-rejected',
           `The file has ${result.problemCount} problem${result.problemCount === 1 ? '' : 's'}${shown}; nothing was written`,
           { problemCount: result.problemCount, problems: result.problems },
         )

@@ -3,7 +3,7 @@ import { lockForTransaction } from '../db/advisory-lock.js'
 import type { DB, GlassesPriceTable } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
 import { buildPage, type Page, type PageRequest, resolveTotal } from '../http/page.js'
-import { conflict, notFound } from '../http/problem.js'
+import { conflict, entryNotFound } from '../http/problem.js'
 import {
   CHANGE_FIELDS,
   type ChangeAction,
@@ -227,9 +227,9 @@ export async function revertChange(db: Db, changeIdText: string, user: string): 
       .where('id', '=', changeIdText as unknown as number)
       .forUpdate()
       .executeTakeFirst()
-    if (!original) throw notFound(`No glass price change ${changeIdText}`)
+    if (!original) throw entryNotFound(`No glass price change ${changeIdText}`)
     if (original.reverted_by !== null) {
-      throw conflict(`Change ${changeId} was already reverted by change ${original.reverted_by}`, {
+      throw conflict('already-reverted', `Change ${changeId} was already reverted by change ${original.reverted_by}`, {
         revertedBy: Number(original.reverted_by),
       })
     }
@@ -322,10 +322,14 @@ export async function revertChange(db: Db, changeIdText: string, user: string): 
     const conflicts = conflictRows.rows.map((row) => ({ entryId: Number(row.entry_id), reason: row.conflict }))
 
     if (restorable === 0 && conflicting > 0) {
-      throw conflict(`No entry of change ${changeId} can be restored: every one was changed since`, {
-        conflictCount: conflicting,
-        conflicts,
-      })
+      throw conflict(
+        'revert-conflicts',
+        `No entry of change ${changeId} can be restored: every one was changed since`,
+        {
+          conflictCount: conflicting,
+          conflicts,
+        },
+      )
     }
 
     const revertId = await openChange(trx, {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { createRemoteJWKSet, errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose'
 import type { Config } from '../config.js'
-import { forbidden, ProblemError, unauthorized } from './problem.js'
+import { forbidden, type ProblemError, serviceUnavailable, unauthorized } from './problem.js'
 
 /*
  * Bearer-token authentication (`AUTH_MODE=jwt`). Every `/api` request needs a valid token: signed with the shared
@@ -109,9 +109,10 @@ function verificationProblem(error: unknown, remote: boolean): ProblemError {
       error instanceof errors.JWKSInvalid ||
       error.code === 'ERR_JOSE_GENERIC')
   if (providerDown) {
-    return new ProblemError(503, "The identity provider's keys cannot be fetched; try again shortly", {
-      headers: { 'retry-after': '5' },
-    })
+    return serviceUnavailable(
+      "The identity provider's keys cannot be fetched; try again shortly",
+      'identity-provider-unavailable',
+    )
   }
   if (error instanceof errors.JOSEError) return invalidToken('The token is malformed or its signature is not valid')
   throw error

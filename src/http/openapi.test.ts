@@ -4,6 +4,7 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import type { FastifyInstance } from 'fastify'
 import packageJson from '../../package.json' with { type: 'json' }
 import { buildTestApp, eachDatabase } from '../../test/harness.js'
+import { PROBLEM_CODES } from './problem-types.js'
 
 /*
  * The generated OpenAPI document and Swagger UI: the document is valid OpenAPI 3.1, describes every operation of
@@ -147,13 +148,21 @@ eachDatabase('OpenAPI document and Swagger UI', (ctx) => {
     const problem = document.components.schemas.Problem as { properties?: Record<string, unknown> }
     assert.ok(problem, 'components.schemas.Problem is missing')
     assert.deepEqual(Object.keys(problem.properties ?? {}).sort(), [
+      'code',
       'detail',
+      'error',
       'errors',
       'instance',
+      'message',
+      'path',
       'status',
+      'timestamp',
       'title',
       'type',
     ])
+    const code = problem.properties?.code as { enum?: string[]; description?: string }
+    assert.deepEqual(code.enum, PROBLEM_CODES, 'every kind of refusal is documented')
+    for (const name of PROBLEM_CODES) assert.ok(code.description?.includes(`\`${name}\``), name)
     const refs = refsIn(document)
     assert.ok(refs.length > 0)
     for (const ref of refs) {

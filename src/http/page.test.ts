@@ -75,6 +75,14 @@ describe('sort parameters', () => {
       { property: 'brand', direction: 'asc', ignoreCase: false },
     ])
   })
+
+  test('parts of dots only are dropped before the direction is read, as Spring Data drops them', () => {
+    for (const value of ['.', '.,ASC', '..,desc', ' . ,asc,ignorecase']) assert.deepEqual(parseSort(value), [], value)
+    for (const value of ['.,brand,desc', 'brand,.,desc', 'brand,desc,.']) {
+      assert.deepEqual(parseSort(value), [{ property: 'brand', direction: 'desc', ignoreCase: false }], value)
+    }
+    assert.deepEqual(parseSort('frame.brand'), [{ property: 'frame.brand', direction: 'asc', ignoreCase: false }])
+  })
 })
 
 describe('the page envelope', () => {

@@ -55,12 +55,16 @@ export function parsePageRequest(
   return { page, size, sort: parseSort(query.sort) }
 }
 
-/** `prop[,prop…][,asc|desc][,ignorecase]`, repeatable; the direction applies to every property of its value. */
+/**
+ * `prop[,prop…][,asc|desc][,ignorecase]`, repeatable; the direction applies to every property of its value. Parts
+ * that are blank or only dots are dropped first, as Spring Data's `SortHandlerMethodArgumentResolver` drops them
+ * (`sort=.` and `sort=.,asc` are no sort).
+ */
 export function parseSort(raw: unknown): SortOrder[] {
   const values = (Array.isArray(raw) ? raw : [raw]).filter((value): value is string => typeof value === 'string')
   const orders: SortOrder[] = []
   for (const value of values) {
-    const parts = value.split(',')
+    const parts = value.split(',').filter((part) => part.replaceAll('.', '').trim() !== '')
     let ignoreCase = false
     let direction: 'asc' | 'desc' = 'asc'
     if (parts.length > 0 && parts[parts.length - 1]?.trim().toLowerCase() === 'ignorecase') {

@@ -8,20 +8,31 @@ import { clearGlassPrices, pricesPath, seedEntries, storedEntries } from '../../
 import { buildTestApp, eachDatabase, testConfig } from '../../test/harness.js'
 import { buildApp } from '../app.js'
 import { routesOf } from './problem.js'
+import { PROBLEM_CODES, type ProblemCode } from './problem-types.js'
 
 /* Every error is RFC 9457 problem details, whatever raised it: routes, the router, the body parser, the database. */
 
 const searchPath = '/api/v2/good/nomenclature/search'
 const entry = { manufacturer: 'Safilo', brand: 'Carrera', model: 'CARRERA 8862', price: 11990, purchase: 4800 }
 
-/** Asserts a problem response of `status` and returns its body. */
-function problemOf(response: LightMyRequestResponse, status: number): Record<string, unknown> {
+/**
+ * Asserts a problem response of `status` (and of the kind `code`, when given) in both shapes — RFC 9457 and
+ * Spring Boot's default error body — and returns its body.
+ */
+function problemOf(response: LightMyRequestResponse, status: number, code?: ProblemCode): Record<string, unknown> {
   assert.equal(response.statusCode, status, response.body)
   assert.match(String(response.headers['content-type']), /^application\/problem\+json/)
   const body = response.json() as Record<string, unknown>
   assert.equal(body.status, status)
-  assert.equal(body.type, 'about:blank')
   for (const key of ['title', 'detail', 'instance']) assert.equal(typeof body[key], 'string', key)
+  assert.ok(PROBLEM_CODES.includes(body.code as ProblemCode), String(body.code))
+  if (code) assert.equal(body.code, code)
+  assert.equal(body.type, `urn:optics-catalog:problem:${body.code}`)
+  assert.equal(body.error, body.title)
+  assert.equal(body.message, body.detail)
+  assert.equal(body.path, body.instance)
+  assert.ok(Math.abs(Date.parse(String(body.timestamp)) - Date.now()) < 60_000, String(body.timestamp))
+  assert.match(String(body.timestamp), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/)
   return body
 }
 
@@ -37,7 +48,7 @@ eachDatabase('errors as problem details', (ctx) => {
 
   describe('unknown paths and methods', () => {
     test('an unknown path is a 404 naming it', async () => {
-      const body = problemOf(await app.inject({ method: 'GET', url: '/api/v2/nothing?x=1' }), 404)
+      const body = problemOf(await app.inject({ method: 'GET', url: '/api/v2/nothing?x=1' }), 404, 'not-found')
       assert.equal(body.instance, '/api/v2/nothing')
       assert.equal(body.title, 'Not Found')
       problemOf(await app.inject({ method: 'POST', url: '/elsewhere', payload: {} }), 404)
@@ -45,7 +56,7 @@ eachDatabase('errors as problem details', (ctx) => {
 
     test('a known path with another method is a 405 whose Allow lists the methods of that path', async () => {
       const patch = await app.inject({ method: 'PATCH', url: `${pricesPath}/1`, payload: {} })
-      problemOf(patch, 405)
+      problemOf(patch, 405, 'method-not-allowed')
       assert.equal(patch.headers.allow, 'GET, HEAD, PUT, DELETE, OPTIONS')
 
       const getSearch = await app.inject({ method: 'GET', url: `${searchPath}/lenses` })
@@ -92,7 +103,11 @@ eachDatabase('errors as problem details', (ctx) => {
     })
 
     test('a URL that does not percent-decode is a 400', async () => {
-      const body = problemOf(await app.inject({ method: 'GET', url: `${pricesPath}/%E0%A4%A` }), 400)
+      const body = problemOf(
+        await app.inject({ method: 'GET', url: `${pricesPath}/%E0%A4%A` }),
+        400,
+        'malformed-request',
+      )
       assert.match(String(body.detail), /percent-encoded/)
     })
   })
@@ -106,7 +121,7 @@ eachDatabase('errors as problem details', (ctx) => {
           headers: { 'content-type': type },
           payload: JSON.stringify(entry),
         })
-        problemOf(response, 415)
+        problemOf(response, 415, 'unsupported-media-type')
         assert.equal(response.headers.accept, 'application/json')
       }
       assert.deepEqual(await storedEntries(ctx.db), [])
@@ -160,16 +175,16 @@ eachDatabase('errors as problem details', (ctx) => {
         headers: { 'content-type': 'application/json' },
         payload: JSON.stringify({ ...entry, model: 'M'.repeat(5000) }),
       })
-      assert.match(String(problemOf(response, 413).detail), /4096 bytes/)
+      assert.match(String(problemOf(response, 413, 'body-too-large').detail), /4096 bytes/)
       assert.deepEqual(await storedEntries(ctx.db), [])
     })
 
     test('malformed JSON is a 400; a __proto__ key is refused as such', async () => {
       const post = (payload: string) =>
         app.inject({ method: 'POST', url: pricesPath, headers: { 'content-type': 'application/json' }, payload })
-      assert.match(String(problemOf(await post('{"manufacturer": '), 400).detail), /not valid JSON/)
+      assert.match(String(problemOf(await post('{"manufacturer": '), 400, 'malformed-body').detail), /not valid JSON/)
       const poisoned = await post('{"manufacturer":"a","brand":"b","model":"c","price":1,"purchase":1,"__proto__":{}}')
-      assert.match(String(problemOf(poisoned, 400).detail), /__proto__/)
+      assert.match(String(problemOf(poisoned, 400, 'malformed-body').detail), /__proto__/)
       assert.deepEqual(await storedEntries(ctx.db), [])
     })
   })
@@ -208,7 +223,7 @@ eachDatabase('errors as problem details', (ctx) => {
         ],
       ]
       for (const [field, send] of cases) {
-        const body = problemOf(await send(), 400)
+        const body = problemOf(await send(), 400, 'invalid-request')
         assert.deepEqual(fieldsOf(body), [field])
       }
       assert.deepEqual(await storedEntries(ctx.db), [])
@@ -277,7 +292,7 @@ eachDatabase('errors: the unexpected and the slow', (ctx) => {
 
   test('a 500 says nothing of the internals; its log line has the error and the request id', async () => {
     const response = await app.inject({ method: 'GET', url: '/failing', headers: { 'x-request-id': 'req-500-check' } })
-    const body = problemOf(response, 500)
+    const body = problemOf(response, 500, 'internal-error')
     assert.doesNotMatch(response.body, /secret_table|\/srv|db\.js|stack/)
     assert.equal(body.requestId, 'req-500-check')
     const logged = lines.map((line) => JSON.parse(line)).find((line) => line.msg === 'unhandled error')
@@ -289,7 +304,7 @@ eachDatabase('errors: the unexpected and the slow', (ctx) => {
 
   test('a request that outlives REQUEST_TIMEOUT_MS is abandoned with a 503 and Retry-After', async () => {
     const response = await app.inject({ method: 'GET', url: '/stuck' })
-    assert.match(String(problemOf(response, 503).detail), /took too long/)
+    assert.match(String(problemOf(response, 503, 'service-timeout').detail), /took too long/)
     assert.equal(response.headers['retry-after'], '5')
   })
 
@@ -309,5 +324,60 @@ eachDatabase('errors: the unexpected and the slow', (ctx) => {
     const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))
     assert.equal(body.status, 400)
     assert.equal(body.instance, '/api/v2/glasses/prices/list')
+    assert.equal(body.code, 'malformed-request')
+    assert.equal(body.path, body.instance)
+  })
+})
+
+eachDatabase('errors: a stable code per kind of refusal', (ctx) => {
+  let app: FastifyInstance
+  before(async () => {
+    app = await buildTestApp(ctx.db)
+  })
+  after(() => app?.close())
+  beforeEach(() => clearGlassPrices(ctx.db))
+
+  const create = (payload: Record<string, unknown>) => app.inject({ method: 'POST', url: pricesPath, payload })
+  const lastChange = async () =>
+    (await app.inject({ method: 'GET', url: `${pricesPath}/changes` })).json().content[0].id as number
+  const revert = (batch: number) => app.inject({ method: 'POST', url: `${pricesPath}/changes/${batch}/revert` })
+
+  test('the three 409s — a duplicate key, a change already reverted, a revert every entry refuses — differ by code', async () => {
+    const created = await create(entry)
+    assert.equal(created.statusCode, 200, created.body)
+    const duplicate = problemOf(await create({ ...entry, model: ' carrera 8862 ' }), 409, 'duplicate-key')
+    assert.equal(duplicate.existingId, created.json().id)
+
+    const batch = await lastChange()
+    const id = created.json().id as number
+    const put = await app.inject({ method: 'PUT', url: `${pricesPath}/${id}`, payload: { ...entry, price: 12990 } })
+    assert.equal(put.statusCode, 200, put.body)
+    // The created entry was edited since: reverting its creation restores nothing.
+    problemOf(await revert(batch), 409, 'revert-conflicts')
+
+    const update = await lastChange()
+    assert.equal((await revert(update)).statusCode, 200)
+    problemOf(await revert(update), 409, 'already-reverted')
+  })
+
+  test('a stale If-Match, a missing entry, an unknown path and a rejected bulk change each have their code', async () => {
+    const [id] = await seedEntries(ctx.db, [{ ...entry, price: 40 }])
+    const stale = await app.inject({
+      method: 'PUT',
+      url: `${pricesPath}/${id}`,
+      headers: { 'if-match': '"99"' },
+      payload: entry,
+    })
+    problemOf(stale, 412, 'stale-etag')
+    problemOf(await app.inject({ method: 'GET', url: `${pricesPath}/999999` }), 404, 'entry-not-found')
+    problemOf(await app.inject({ method: 'GET', url: `${pricesPath}/999999/history` }), 404, 'entry-not-found')
+    problemOf(await app.inject({ method: 'POST', url: `${pricesPath}/changes/999999/revert` }), 404, 'entry-not-found')
+    problemOf(await app.inject({ method: 'GET', url: '/api/v2/nothing' }), 404, 'not-found')
+    const bulk = await app.inject({
+      method: 'POST',
+      url: `${pricesPath}/list`,
+      payload: { priceTypeBase: 'RETAIL', priceTypeChange: 'RETAIL', round: 'HUNDREDS' },
+    })
+    problemOf(bulk, 422, 'bulk-change-rejected')
   })
 })

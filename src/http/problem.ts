@@ -2,9 +2,12 @@ import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'
 import FindMyWay, { type HTTPMethod } from 'find-my-way'
+import { defaultProblemCode, type ProblemCode, problemTypeUri } from './problem-types.js'
 
 /*
- * Every error leaves the service as RFC 9457 problem details (`application/problem+json`), from one handler.
+ * Every error leaves the service as RFC 9457 problem details (`application/problem+json`), from one handler,
+ * with the members a client of Spring Boot's default error body reads beside them (`timestamp`, `error`,
+ * `message`, `path`) and a stable `code` (and `type` URI) per kind of refusal (problem-types.ts).
  * Code throws a ProblemError (or one of the constructors below); anything else is classified here, and what is
  * not understood becomes a 500 that says nothing of the internals. The same shape covers what never reaches a
  * route: unknown paths (404), known paths with another method (405 with `Allow`), URLs that do not decode and
@@ -22,6 +25,8 @@ export class ProblemError extends Error {
     readonly status: number,
     readonly detail: string,
     readonly extra: {
+      /** The kind of refusal; without it, the general kind of the status. */
+      readonly code?: ProblemCode
       readonly errors?: readonly FieldError[]
       readonly headers?: Readonly<Record<string, string>>
       readonly properties?: Readonly<Record<string, unknown>>
@@ -43,17 +48,19 @@ export const unauthorized = (detail: string, challenge: string) =>
   new ProblemError(401, detail, { headers: { 'www-authenticate': challenge } })
 export const forbidden = (detail: string, headers?: Record<string, string>) =>
   new ProblemError(403, detail, headers ? { headers } : {})
-export const notFound = (detail: string) => new ProblemError(404, detail)
-export const conflict = (detail: string, properties?: Record<string, unknown>) =>
-  new ProblemError(409, detail, properties ? { properties } : {})
-export const preconditionFailed = (detail: string) => new ProblemError(412, detail)
+/** A 404 of a resource the path names (an entry, a change); an unknown path is `not-found`. */
+export const entryNotFound = (detail: string) => new ProblemError(404, detail, { code: 'entry-not-found' })
+export const conflict = (code: ProblemCode, detail: string, properties?: Record<string, unknown>) =>
+  new ProblemError(409, detail, properties ? { code, properties } : { code })
+export const preconditionFailed = (detail: string) => new ProblemError(412, detail, { code: 'stale-etag' })
 export const unsupportedMediaType = (detail: string, accepted: readonly string[] = ['application/json']) =>
   new ProblemError(415, detail, { headers: { accept: accepted.join(', ') } })
-export const unprocessable = (detail: string, properties?: Record<string, unknown>) =>
-  new ProblemError(422, detail, properties ? { properties } : {})
+export const unprocessable = (code: ProblemCode, detail: string, properties?: Record<string, unknown>) =>
+  new ProblemError(422, detail, properties ? { code, properties } : { code })
 /** A 429; the rate limiter has already set `Retry-After` and the `X-RateLimit-*` headers on the reply. */
 export const tooManyRequests = (detail: string) => new ProblemError(429, detail)
-export const serviceUnavailable = (detail: string) => new ProblemError(503, detail, { headers: { 'retry-after': '5' } })
+export const serviceUnavailable = (detail: string, code: ProblemCode = 'database-unavailable') =>
+  new ProblemError(503, detail, { code, headers: { 'retry-after': '5' } })
 
 export interface ProblemBody {
   type: string
@@ -61,25 +68,30 @@ export interface ProblemBody {
   status: number
   detail: string
   instance: string
+  code: ProblemCode
   errors?: FieldError[]
   [key: string]: unknown
 }
 
-export function problemBody(
-  status: number,
-  detail: string,
-  instance: string,
-  extra: { errors?: readonly FieldError[]; properties?: Readonly<Record<string, unknown>> } = {},
-): ProblemBody {
-  const body: ProblemBody = {
-    type: 'about:blank',
-    title: STATUS_CODES[status] ?? 'Error',
-    status,
-    detail,
-    instance,
-  }
+interface ProblemExtra {
+  code?: ProblemCode | undefined
+  errors?: readonly FieldError[] | undefined
+  headers?: Readonly<Record<string, string>> | undefined
+  properties?: Readonly<Record<string, unknown>> | undefined
+}
+
+/**
+ * The body of a problem: RFC 9457's members, the code, then Spring Boot's default error members (`timestamp`,
+ * `error` = the reason phrase, `message` = the detail, `path` = the request path), so a client written against
+ * either shape reads it.
+ */
+export function problemBody(status: number, detail: string, instance: string, extra: ProblemExtra = {}): ProblemBody {
+  const code = extra.code ?? defaultProblemCode(status)
+  const title = STATUS_CODES[status] ?? 'Error'
+  const body: ProblemBody = { type: problemTypeUri(code), title, status, detail, instance, code }
   if (extra.errors && extra.errors.length > 0) body.errors = [...extra.errors]
   if (extra.properties) Object.assign(body, extra.properties)
+  Object.assign(body, { timestamp: new Date().toISOString(), error: title, message: detail, path: instance })
   return body
 }
 
@@ -89,11 +101,7 @@ export function sendProblem(
   request: FastifyRequest,
   status: number,
   detail: string,
-  extra: {
-    errors?: readonly FieldError[]
-    headers?: Readonly<Record<string, string>>
-    properties?: Readonly<Record<string, unknown>>
-  } = {},
+  extra: ProblemExtra = {},
 ): FastifyReply {
   for (const [name, value] of Object.entries(extra.headers ?? {})) reply.header(name, value)
   const body = problemBody(status, detail, instancePath(request), extra)
@@ -224,11 +232,14 @@ export function registerProblemHandlers(app: FastifyInstance): void {
       return sendProblem(reply, request, 413, `The request body is larger than ${limit} bytes`)
     }
     if (code.startsWith('FST_ERR_CTP_') || error instanceof SyntaxError) {
-      return sendProblem(reply, request, 400, bodyErrorDetails[code] ?? 'The request body is not valid JSON')
+      return sendProblem(reply, request, 400, bodyErrorDetails[code] ?? 'The request body is not valid JSON', {
+        code: 'malformed-body',
+      })
     }
     if (code === 'FST_ERR_HANDLER_TIMEOUT') {
       request.log.warn({ timeoutMs: app.config.requestTimeoutMs }, 'request timed out')
       return sendProblem(reply, request, 503, 'The request took too long and was abandoned; try again shortly', {
+        code: 'service-timeout',
         headers: { 'retry-after': '5' },
         properties: { requestId: request.id },
       })
@@ -241,9 +252,13 @@ export function registerProblemHandlers(app: FastifyInstance): void {
       })
     }
     if (/^\d{5}$/.test(code) && isInputDatabaseError(code)) {
-      return sendProblem(reply, request, 400, 'A value in the request is out of range or not allowed')
+      return sendProblem(reply, request, 400, 'A value in the request is out of range or not allowed', {
+        code: 'value-out-of-range',
+      })
     }
-    if (code === '23505') return sendProblem(reply, request, 409, 'An entry with the same key already exists')
+    if (code === '23505') {
+      return sendProblem(reply, request, 409, 'An entry with the same key already exists', { code: 'duplicate-key' })
+    }
     if (code === '40001' || code === '40P01') {
       return sendProblem(reply, request, 409, 'A concurrent change conflicted with this one; try again')
     }
@@ -267,6 +282,13 @@ export function registerProblemHandlers(app: FastifyInstance): void {
   }
   app.addHook('onRequest', async (request, reply) => {
     if (request.method === 'OPTIONS' && !isCorsPreflight(request)) return answerOptions(request, reply)
+  })
+  // Spring never matches `{id}` to an empty segment: `…/prices/` is no resource, not entry "". Answered after
+  // authentication (onRequest), before the body is read.
+  app.addHook('preParsing', async (request) => {
+    if (hasEmptyParameter(request.params)) {
+      throw new ProblemError(404, `No resource at ${request.method} ${instancePath(request)}`)
+    }
   })
 
   app.setNotFoundHandler((request, reply) => {
@@ -376,13 +398,20 @@ class RouteTable {
     const path = pathOf(url)
     const found = new Set<string>()
     for (const method of this.methods) {
-      if (this.router.find(method as HTTPMethod, path)) found.add(method)
+      const match = this.router.find(method as HTTPMethod, path)
+      if (match && !hasEmptyParameter(match.params)) found.add(method)
     }
     if (found.size === 0) return []
     if (found.has('GET')) found.add('HEAD')
     found.add('OPTIONS')
     return [...found].sort((a, b) => rank(a) - rank(b))
   }
+}
+
+/** Whether a path parameter matched an empty segment (the catch-all `*` aside). */
+function hasEmptyParameter(params: unknown): boolean {
+  if (params === null || typeof params !== 'object') return false
+  return Object.entries(params).some(([name, value]) => name !== '*' && value === '')
 }
 
 function rank(method: string): number {
@@ -404,7 +433,7 @@ export function routesOf(app: FastifyInstance): readonly KnownRoute[] {
 export const problemServerOptions = {
   frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
     const detail = error.code === 'FST_ERR_BAD_URL' ? 'The URL is not validly percent-encoded' : error.message
-    sendProblem(reply, request, 400, detail)
+    sendProblem(reply, request, 400, detail, { code: 'malformed-request' })
   },
   clientErrorHandler(error: Error & { code?: string; rawPacket?: unknown }, socket: Socket) {
     if (error.code === 'ECONNRESET' || socket.destroyed) return
@@ -417,7 +446,8 @@ export const problemServerOptions = {
           : 'The request is not valid HTTP'
     const target =
       /^[A-Z]+ (\S+) HTTP\//.exec(Buffer.isBuffer(error.rawPacket) ? error.rawPacket.toString('latin1') : '')?.[1] ?? ''
-    const body = JSON.stringify(problemBody(status, detail, pathOf(target)))
+    const extra = status === 400 ? { code: 'malformed-request' as const } : {}
+    const body = JSON.stringify(problemBody(status, detail, pathOf(target), extra))
     if (socket.writable) {
       socket.write(
         `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +

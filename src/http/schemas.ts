@@ -1,4 +1,5 @@
 import Type, { type TSchema } from 'typebox'
+import { PROBLEM_CODES, problemTypes, problemTypeUri } from './problem-types.js'
 
 /*
  * Schema pieces shared by the routes. Nullable scalars use JSON Schema type arrays (`["string","null"]`) rather
@@ -27,6 +28,7 @@ export const MAX_DECIMAL_TEXT = 64
 export const DecimalInput = (options: Record<string, unknown> = {}) =>
   Type.Unsafe<number | string>({
     type: ['number', 'string'],
+    format: 'decimal',
     pattern: decimalPattern,
     maxLength: MAX_DECIMAL_TEXT,
     ...options,
@@ -35,24 +37,37 @@ export const DecimalInput = (options: Record<string, unknown> = {}) =>
 export const NullableDecimalInput = (options: Record<string, unknown> = {}) =>
   Type.Unsafe<number | string | null>({
     type: ['number', 'string', 'null'],
+    format: 'decimal',
     pattern: decimalPattern,
     maxLength: MAX_DECIMAL_TEXT,
     ...options,
   })
 
-/** RFC 9457 problem details, as every error response carries them. */
+/** RFC 9457 problem details, as every error response carries them, with Spring Boot's default error members. */
 export const ProblemSchema = Type.Object(
   {
-    type: Type.String(),
-    title: Type.String(),
+    type: Type.String({
+      description: 'The kind of refusal as a stable URI: `urn:optics-catalog:problem:` followed by `code`',
+      examples: [problemTypeUri('duplicate-key')],
+    }),
+    title: Type.String({ description: 'The reason phrase of the status' }),
     status: Type.Integer(),
-    detail: Type.String(),
-    instance: Type.String(),
+    detail: Type.String({ description: 'What went wrong, in words' }),
+    instance: Type.String({ description: 'The request path' }),
+    code: Type.Unsafe<string>({
+      type: 'string',
+      enum: PROBLEM_CODES,
+      description: `The kind of refusal, stable: ${PROBLEM_CODES.map((code) => `\`${code}\`: ${problemTypes[code]}`).join('; ')}`,
+    }),
     errors: Type.Optional(
       Type.Array(Type.Object({ field: Type.String(), message: Type.String() }), {
         description: 'Validation errors, one per offending field',
       }),
     ),
+    timestamp: Type.String({ format: 'date-time', description: "When it was answered (Spring Boot's error body)" }),
+    error: Type.String({ description: "The reason phrase, as `title` (Spring Boot's error body)" }),
+    message: Type.String({ description: "The detail, as `detail` (Spring Boot's error body)" }),
+    path: Type.String({ description: "The request path, as `instance` (Spring Boot's error body)" }),
   },
   { $id: 'Problem', additionalProperties: true, description: 'RFC 9457 problem details (application/problem+json)' },
 )

@@ -90,6 +90,22 @@ eachDatabase('CORS', (ctx) => {
     for (const header of ['if-match', 'authorization', 'content-type']) assert.ok(allowed.includes(header), header)
   })
 
+  test("a preflight may ask for any request header, as Spring's @CrossOrigin allows", async () => {
+    const asked = 'x-requested-with, cache-control, traceparent, sentry-trace, baggage, x-custom-thing'
+    const response = await app.inject({
+      method: 'OPTIONS',
+      url: `${pricesPath}/list`,
+      headers: { origin: FRONT_END, 'access-control-request-method': 'POST', 'access-control-request-headers': asked },
+    })
+    assert.equal(response.statusCode, 204)
+    assert.equal(response.headers['access-control-allow-origin'], FRONT_END)
+    const allowed = String(response.headers['access-control-allow-headers']).toLowerCase().split(/,\s*/)
+    for (const header of asked.split(', ')) assert.ok(allowed.includes(header), header)
+    // The answer depends on the headers asked for, so caches keep one per set.
+    assert.match(String(response.headers.vary), /access-control-request-headers/i)
+    assert.equal(response.headers['access-control-allow-credentials'], undefined)
+  })
+
   test('an origin not listed gets no CORS headers, so the browser keeps the answer from it', async () => {
     const response = await app.inject({
       method: 'GET',

@@ -2,12 +2,14 @@ import { Ajv, type Options } from 'ajv'
 import addFormats from 'ajv-formats'
 import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify'
 import Type, { type TSchema } from 'typebox'
-import { badRequest, type FieldError, ProblemError } from './problem.js'
+import { convertBody, convertQuery, keepBodyText } from './input-conversion.js'
+import { type FieldError, ProblemError } from './problem.js'
 
 /*
- * Two validators, as Spring binds them: a JSON body keeps its types (a string is not a boolean, and null stays
- * null, so `byPriceList: null` is an error rather than `false`), while query and path values are text and are
- * converted to the declared type (`priceFrom=1500` is a number; `priceFrom=x` is a 400).
+ * One validator, without Ajv's own coercions (they differ from Spring's: Ajv turns null into false, 0 or "", so
+ * `byPriceList: null` would pass). Values are first converted the way the Spring service read them, by the type
+ * each field declares (input-conversion.ts): Jackson's coercions for JSON bodies, Spring's conversions for query
+ * parameters. Validation then sees the canonical request.
  */
 
 const common: Options = {
@@ -22,7 +24,16 @@ const common: Options = {
 function newAjv(options: Options): Ajv {
   const ajv = new Ajv({ ...common, ...options })
   ;(addFormats as unknown as (ajv: Ajv) => void)(ajv)
+  // `decimal` (OpenAPI's format registry) marks an exact decimal for the conversion; its pattern checks it.
+  ajv.addFormat('decimal', true)
   return ajv
+}
+
+/** Converts the body and the query to their route's declared types (input-conversion.ts), before validation. */
+function convertInput(request: FastifyRequest): void {
+  const schema = request.routeOptions.schema
+  if (schema?.body && request.body !== undefined) request.body = convertBody(schema.body, request.body)
+  if (schema?.querystring) request.query = convertQuery(schema.querystring, request.query) as never
 }
 
 /**
@@ -43,28 +54,37 @@ export function registerValidation(app: FastifyInstance): void {
     const text = String(body)
     if (text.trim() === '') return done(null, undefined)
     parseJson(request, text, (error, parsed) => {
-      if (!error) return done(null, parsed)
+      if (!error) {
+        keepBodyText(parsed, text)
+        return done(null, parsed)
+      }
       done(
         isPlainJson(text)
-          ? badRequest('The request body uses a forbidden property name (__proto__ or constructor.prototype)')
+          ? new ProblemError(
+              400,
+              'The request body uses a forbidden property name (__proto__ or constructor.prototype)',
+              {
+                code: 'malformed-body',
+              },
+            )
           : error,
       )
     })
   }
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonOrNothing)
   app.addContentTypeParser(/^application\/[a-z0-9!#$&^_.-]+\+json$/i, { parseAs: 'string' }, parseJsonOrNothing)
-  app.addHook('preValidation', async (request) => refuseNulCharacters(request))
+  app.addHook('preValidation', async (request) => {
+    refuseNulCharacters(request)
+    convertInput(request)
+  })
 
-  const bodyAjv = newAjv({ coerceTypes: false })
-  const textAjv = newAjv({ coerceTypes: 'array' })
+  const ajv = newAjv({ coerceTypes: false })
   const added = new Set<string>()
-  app.setValidatorCompiler(({ schema, httpPart }) => {
-    const ajv = httpPart === 'body' ? bodyAjv : textAjv
+  app.setValidatorCompiler(({ schema }) => {
     for (const shared of Object.values(app.getSchemas()) as { $id?: string }[]) {
-      const key = `${httpPart === 'body' ? 'b' : 't'}:${shared.$id}`
-      if (shared.$id && !added.has(key)) {
+      if (shared.$id && !added.has(shared.$id)) {
         ajv.addSchema(shared)
-        added.add(key)
+        added.add(shared.$id)
       }
     }
     return ajv.compile(schema) as never
