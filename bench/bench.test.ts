@@ -31,6 +31,7 @@ const scenarioIds = [
   'i-facets',
   'i-suggest',
   'f-bulk-change',
+  'j-write-then-search',
   'g-import',
   'h-refresh',
 ]

@@ -6,7 +6,13 @@ import { searchFacets } from '../src/catalog/facets.js'
 import type { Kind } from '../src/catalog/kind.js'
 import { glasses, lenses } from '../src/catalog/kinds.js'
 import { readPrescription } from '../src/catalog/prescription.js'
-import { activeFilters, buildSearchQuery, FENCED_MATCHES, type FilterValues } from '../src/catalog/search-query.js'
+import {
+  activeFilters,
+  buildSearchQuery,
+  FENCED_MATCHES,
+  type FilterValues,
+  type SearchRequest,
+} from '../src/catalog/search-query.js'
 import type { Database } from '../src/db/database.js'
 import type { GlassPriceFilter } from '../src/glass-prices/glass-price-filter.js'
 import { buildListingQueries, findGlassPrice } from '../src/glass-prices/glass-price-repository.js'
@@ -393,9 +399,93 @@ export async function buildScenarios(setup: ScenarioSetup): Promise<Scenario[]> 
   })
 
   scenarios.push(await bulkChangeScenario(db))
+  scenarios.push(await writeThenSearchScenario(db))
   scenarios.push(await importScenario(setup))
   scenarios.push(refreshScenario())
   return scenarios
+}
+
+/** Price edits, one after another, each followed at once by the search that must show it. */
+const WRITES_PER_RUN = 100
+
+/**
+ * (j) A price manager's edits: each sets an entry's price, then the price-list search for its model must show the
+ * new price in its very next answer (on the service: from the index brought forward by the change, or from SQL;
+ * never stale). The floor: the same UPDATE and the same search's SQL, through the driver.
+ */
+async function writeThenSearchScenario(db: Database): Promise<OneShotScenario> {
+  const entries = await db.read.executeQuery<{
+    id: string | number
+    manufacturer: string
+    brand: string
+    model: string
+    price: string
+    purchase: string
+  }>(
+    CompiledQuery.raw(
+      `SELECT id, manufacturer, brand, model, price, purchase FROM glasses_price ORDER BY md5(id::text) LIMIT ${WRITES_PER_RUN * 8}`,
+    ),
+  )
+  const pick = (run: number, index: number, side: number) => {
+    const list = entries.rows
+    const entry = list[(run * WRITES_PER_RUN * 2 + side * WRITES_PER_RUN + index) % list.length]
+    if (!entry) throw new Error('the price list is empty')
+    // Whole roubles, a different price each time (and never the one it has).
+    const price = Math.round(Number(entry.price)) + 1 + ((run * 7 + index) % 50)
+    return { ...entry, id: Number(entry.id), price }
+  }
+  const search = (model: string): SearchRequest => ({
+    byPriceList: true,
+    filters: { model },
+    page: { page: 0, size: 20, sort: [] },
+  })
+  const shows = (items: readonly Record<string, unknown>[], price: number) =>
+    items.some((item) => Number(item.retailPrice) === price)
+  return {
+    type: 'once',
+    id: 'j-write-then-search',
+    title: `(j) ${WRITES_PER_RUN} price edits, each followed at once by the price-list search that must show it`,
+    ratioTarget: 1.5,
+    side: 'http',
+    async service({ baseUrl }, run) {
+      for (let index = 0; index < WRITES_PER_RUN; index++) {
+        const entry = pick(run, index, 0)
+        const written = await fetch(`${baseUrl}/api/v2/glasses/prices/${entry.id}`, {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            manufacturer: entry.manufacturer,
+            brand: entry.brand,
+            model: entry.model,
+            price: entry.price,
+            purchase: Number(entry.purchase),
+          }),
+        })
+        if (written.status !== 200) throw new Error(`PUT answered ${written.status}: ${await written.text()}`)
+        const found = await fetch(`${baseUrl}/api/v2/good/nomenclature/search/glasses?size=20`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ byPriceList: true, model: entry.model }),
+        })
+        const page = (await found.json()) as { content: Record<string, unknown>[] }
+        if (!shows(page.content, entry.price))
+          throw new Error(`entry ${entry.id}: the next search did not show its price`)
+      }
+      return WRITES_PER_RUN
+    },
+    async floor(database, run) {
+      for (let index = 0; index < WRITES_PER_RUN; index++) {
+        const entry = pick(run, index, 1)
+        await sql`UPDATE glasses_price SET price = ${String(entry.price)}::numeric, updated_at = now(), version = version + 1
+                  WHERE id = ${entry.id}`.execute(database.primary)
+        const queries = buildSearchQuery(database.read as AnyDb, glasses, search(entry.model), { fenced: true })
+        await queries.count.execute()
+        const rows = (await queries.page.execute()) as Record<string, unknown>[]
+        if (!shows(rows, entry.price)) throw new Error(`entry ${entry.id}: the search did not show its price`)
+      }
+      return WRITES_PER_RUN
+    },
+  }
 }
 
 /** (f) A bulk change of up to 100,000 entries: retail = purchase × coefficient over a purchase-price band. */

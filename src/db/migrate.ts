@@ -21,17 +21,23 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
     const { error, results } = await migrator.migrateToLatest()
     if (!error) return (results ?? []).map((result) => result.migrationName)
     // Kysely's check for its bookkeeping tables reads the catalog of every schema; a schema another session drops
-    // meanwhile fails that read ("schema … does not exist") before anything is migrated. Reading again succeeds.
-    if (attempt < 8 && isOtherSchemaVanished(error, schema)) {
+    // meanwhile fails that read ("schema … does not exist", or "column … of relation … does not exist" for a
+    // table dropped under it) before anything is migrated. Reading again succeeds.
+    const failed = results?.find((result) => result.status === 'Error')
+    if (attempt < 8 && !failed && isOtherSchemaVanished(error, schema)) {
       await new Promise((resolve) => setTimeout(resolve, 50 * attempt))
       continue
     }
-    const failed = results?.find((result) => result.status === 'Error')
     throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${(error as Error).message ?? error}`)
   }
 }
 
 function isOtherSchemaVanished(error: unknown, ownSchema: string): boolean {
   const { code, message } = error as { code?: unknown; message?: unknown }
-  return code === '3F000' && typeof message === 'string' && !message.includes(`"${ownSchema}"`)
+  // 3F000: no such schema; 42P01: no such table; 42703: no such column.
+  return (
+    (code === '3F000' || code === '42P01' || code === '42703') &&
+    typeof message === 'string' &&
+    !message.includes(`"${ownSchema}"`)
+  )
 }

@@ -61,6 +61,9 @@ interface KindState {
   matview?: MatviewTable
   prices?: PriceTable
   loading?: Promise<void>
+  /** While a load runs, settles when it starts reading a table in full (requests then go to SQL at once). */
+  readingAnew?: Promise<void>
+  startReading?: () => void
 }
 
 /** Reads every kind's versions; concurrent callers share one statement that started after they asked. */
@@ -256,6 +259,7 @@ export class SearchIndex implements SearchIndexService {
         let timer: NodeJS.Timeout | undefined
         await Promise.race([
           loading.catch(() => {}),
+          state.readingAnew,
           new Promise((resolve) => {
             timer = setTimeout(resolve, CATCH_UP_WAIT_MS)
           }),
@@ -313,9 +317,17 @@ export class SearchIndex implements SearchIndexService {
     const state = this.#states.get(kind.path) as KindState
     if (this.#closed) return undefined
     if (state.loading) return state.loading
+    this.#expectLoad(state)
     const loading = this.#checkUsable().then((usable) => (usable ? this.#load(kind) : undefined))
     loading.catch((error: unknown) => this.#log.warn({ err: error, kind: kind.path }, 'search index: a load failed'))
     return loading
+  }
+
+  /** A fresh `readingAnew` for the load about to start. */
+  #expectLoad(state: KindState): void {
+    state.readingAnew = new Promise((resolve) => {
+      state.startReading = resolve
+    })
   }
 
   /**
@@ -325,6 +337,7 @@ export class SearchIndex implements SearchIndexService {
   #load(kind: Kind): Promise<void> {
     const state = this.#states.get(kind.path) as KindState
     if (state.loading) return state.loading
+    if (!state.startReading) this.#expectLoad(state)
     const loading = this.#db
       .rawTransaction(
         async (client) => {
@@ -356,6 +369,7 @@ export class SearchIndex implements SearchIndexService {
               how = 'changes'
               this.loads.changes++
             } else {
+              state.startReading?.()
               matview = await loadMatviewTable(client, kind, wanted)
               how = 'read'
               this.loads.read++
@@ -379,6 +393,7 @@ export class SearchIndex implements SearchIndexService {
               if (how !== 'read') how = 'changes'
               this.loads.changes++
             } else {
+              state.startReading?.()
               prices = await loadPriceTable(client, kind, wanted.dataGeneration, this.#timezone)
               how = 'read'
               this.loads.read++
@@ -411,7 +426,10 @@ export class SearchIndex implements SearchIndexService {
         { read: true },
       )
       .finally(() => {
-        if (state.loading === loading) state.loading = undefined
+        if (state.loading === loading) {
+          state.loading = undefined
+          state.startReading = undefined
+        }
       })
     state.loading = loading
     return loading
