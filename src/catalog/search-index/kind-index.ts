@@ -435,9 +435,13 @@ export async function applyMatviewChanges(
   const specs = matviewColumnSpecs(kind)
   const added = await readRows(
     client,
-    `SELECT m.sku_id, m.price_id, ${specs.map((spec) => spec.sql ?? spec.name).join(', ')} FROM ${kind.matview} m
-     WHERE m.sku_id = ANY(${idArray([...skus])})
-        OR m.sku_id IN (SELECT sku_id FROM ${kind.matview} WHERE price_id = ANY(${idArray([...entries])}))`,
+    // Both lookups go through the matview's indexes (sku_id, price_id); an OR of them would scan it.
+    `WITH affected AS (
+       SELECT unnest(${idArray([...skus])}) AS sku_id
+       UNION SELECT sku_id FROM ${kind.matview} WHERE price_id = ANY(${idArray([...entries])})
+     )
+     SELECT m.sku_id, m.price_id, ${specs.map((spec) => `m.${spec.sql ?? spec.name}`).join(', ')}
+     FROM affected a JOIN ${kind.matview} m ON m.sku_id = a.sku_id`,
     specs,
     2,
   )
