@@ -434,10 +434,16 @@ async function writeThenSearchScenario(db: Database): Promise<OneShotScenario> {
     const price = Math.round(Number(entry.price)) + 1 + ((run * 7 + index) % 50)
     return { ...entry, id: Number(entry.id), price }
   }
-  const search = (model: string): SearchRequest => ({
+  // The entry's own key as filters: a page of 100 holds every entry matching all three substrings.
+  const filtersOf = (entry: { manufacturer: string; brand: string; model: string }) => ({
+    manufacturer: entry.manufacturer,
+    brand: entry.brand,
+    model: entry.model,
+  })
+  const search = (entry: { manufacturer: string; brand: string; model: string }): SearchRequest => ({
     byPriceList: true,
-    filters: { model },
-    page: { page: 0, size: 20, sort: [] },
+    filters: filtersOf(entry),
+    page: { page: 0, size: 100, sort: [] },
   })
   const shows = (items: readonly Record<string, unknown>[], price: number) =>
     items.some((item) => Number(item.retailPrice) === price)
@@ -462,10 +468,10 @@ async function writeThenSearchScenario(db: Database): Promise<OneShotScenario> {
           }),
         })
         if (written.status !== 200) throw new Error(`PUT answered ${written.status}: ${await written.text()}`)
-        const found = await fetch(`${baseUrl}/api/v2/good/nomenclature/search/glasses?size=20`, {
+        const found = await fetch(`${baseUrl}/api/v2/good/nomenclature/search/glasses?size=100`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ byPriceList: true, model: entry.model }),
+          body: JSON.stringify({ byPriceList: true, ...filtersOf(entry) }),
         })
         const page = (await found.json()) as { content: Record<string, unknown>[] }
         if (!shows(page.content, entry.price))
@@ -478,7 +484,7 @@ async function writeThenSearchScenario(db: Database): Promise<OneShotScenario> {
         const entry = pick(run, index, 1)
         await sql`UPDATE glasses_price SET price = ${String(entry.price)}::numeric, updated_at = now(), version = version + 1
                   WHERE id = ${entry.id}`.execute(database.primary)
-        const queries = buildSearchQuery(database.read as AnyDb, glasses, search(entry.model), { fenced: true })
+        const queries = buildSearchQuery(database.read as AnyDb, glasses, search(entry), { fenced: true })
         await queries.count.execute()
         const rows = (await queries.page.execute()) as Record<string, unknown>[]
         if (!shows(rows, entry.price)) throw new Error(`entry ${entry.id}: the search did not show its price`)

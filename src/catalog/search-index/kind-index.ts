@@ -720,7 +720,8 @@ interface KeptOrder {
   readonly rows: () => Uint32Array
 }
 
-const KEPT_ORDERS = 8
+// Every listing order both ways and the retail price both ways, with room for a few more.
+const KEPT_ORDERS = 12
 const keptOrders = new WeakMap<Table, Map<string, KeptOrder>>()
 
 const orderName = (specs: readonly KeySpec[], tieDescending: boolean) =>

@@ -338,6 +338,7 @@ export class SearchIndex implements SearchIndexService {
     const state = this.#states.get(kind.path) as KindState
     if (state.loading) return state.loading
     if (!state.startReading) this.#expectLoad(state)
+    let warm: (() => void) | undefined
     const loading = this.#db
       .rawTransaction(
         async (client) => {
@@ -401,14 +402,14 @@ export class SearchIndex implements SearchIndexService {
           }
           const tables = { matview, prices }
           // What requests would otherwise build on first use: at once after a read (requests wait for the load
-          // anyway), else while the event loop is free (a change keeps most of it).
+          // anyway), else once the requests waiting for this load have been answered (a change keeps most of it).
           if (how === 'read') warmTables(kind, tables, kind === glasses)
           else {
-            setImmediate(() => {
+            warm = () => {
               if (state.matview === tables.matview && state.prices === tables.prices) {
                 warmTables(kind, tables, kind === glasses)
               }
-            })
+            }
           }
           state.matview = matview
           state.prices = prices
@@ -425,6 +426,9 @@ export class SearchIndex implements SearchIndexService {
         },
         { read: true },
       )
+      .then(() => {
+        if (warm) setImmediate(warm)
+      })
       .finally(() => {
         if (state.loading === loading) {
           state.loading = undefined
