@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict'
+import { readdirSync } from 'node:fs'
+import net from 'node:net'
+import { tmpdir } from 'node:os'
 import { after, before, beforeEach, describe, test } from 'node:test'
 import ExcelJS from 'exceljs'
 import type { FastifyInstance } from 'fastify'
@@ -303,6 +306,91 @@ eachDatabase('glass price list: upload and download', (ctx) => {
       assert.match(String(response.headers['content-type']), /^application\/problem\+json/)
       const reversed = await download('?priceFrom=10&priceTo=5')
       assert.equal(reversed.statusCode, 400)
+    })
+  })
+
+  describe('upload spools', () => {
+    // A real server and raw sockets: the client disappears the way a killed browser or curl does.
+    let server: FastifyInstance
+    let port: number
+    before(async () => {
+      server = await buildTestApp(ctx.db, { IMPORT_BODY_LIMIT: '4096' })
+      await server.listen({ port: 0, host: '127.0.0.1' })
+      port = (server.server.address() as net.AddressInfo).port
+    })
+    after(() => server?.close())
+
+    /** This process's upload spools in the temporary directory. */
+    const ownSpools = () => readdirSync(tmpdir()).filter((name) => name.startsWith(`optics-upload-${process.pid}-`))
+    const until = async (condition: () => boolean, what: string) => {
+      const deadline = Date.now() + 10_000
+      while (!condition()) {
+        if (Date.now() > deadline) assert.fail(`gave up waiting: ${what}`)
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+    }
+    const startUpload = (body: string, declaredLength = Buffer.byteLength(body)) => {
+      const socket = net.connect(port, '127.0.0.1')
+      socket.on('error', () => {})
+      socket.write(
+        `POST ${pricesPath}/import HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/csv\r\n` +
+          `Content-Length: ${declaredLength}\r\n\r\n${body}`,
+      )
+      return socket
+    }
+
+    test('an upload killed halfway leaves no spool file, and nothing is written', async () => {
+      const socket = startUpload(csv(header, 'A,B,C,1,1'), 4000)
+      await until(() => ownSpools().length === 1, 'the upload is spooled')
+      socket.destroy()
+      await until(() => ownSpools().length === 0, 'the spool is removed')
+      assert.deepEqual(await stored(), [])
+    })
+
+    test('an upload dropped while its import waits for the database leaves no spool file', async () => {
+      let release = () => {}
+      const held = new Promise<void>((resolve) => (release = resolve))
+      let locked = () => {}
+      const lockTaken = new Promise<void>((resolve) => (locked = resolve))
+      const holder = ctx.db.rawTransaction(async (client) => {
+        await client.query('LOCK TABLE glasses_price IN ACCESS EXCLUSIVE MODE')
+        locked()
+        await held
+      })
+      await lockTaken
+      try {
+        const socket = startUpload(csv(header, 'A,B,C,1,1'))
+        await until(() => ownSpools().length === 1, 'the upload is spooled')
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        socket.destroy()
+        await until(() => ownSpools().length === 0, 'the spool is removed')
+      } finally {
+        release()
+        await holder
+      }
+    })
+
+    test('answered uploads, good or refused, leave no spool file', async () => {
+      const answer = (body: string) =>
+        new Promise<number>((resolve, reject) => {
+          const socket = startUpload(body)
+          let text = ''
+          socket.on('data', (chunk: Buffer) => {
+            text += chunk.toString()
+            if (/\r\n\r\n/.test(text)) {
+              resolve(Number(/^HTTP\/1\.1 (\d+)/.exec(text)?.[1]))
+              socket.destroy()
+            }
+          })
+          socket.on('error', reject)
+        })
+      assert.equal(await answer(csv(header, 'A,B,C,1,1')), 200)
+      assert.equal(await answer(csv(header, 'A,B,D,x,1')), 422)
+      assert.equal(
+        await answer(csv(header, ...numberedEntries('Big', 250).map((e) => `A,${e.brand},${e.model},1,1`))),
+        413,
+      )
+      await until(() => ownSpools().length === 0, 'every spool is removed')
     })
   })
 })
