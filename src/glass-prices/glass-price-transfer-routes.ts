@@ -188,6 +188,7 @@ export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<vo
   app.get(
     `${base}/export`,
     {
+      config: { readsPurchasePrices: true },
       schema: {
         tags,
         operationId: 'exportGlassPrices',
