@@ -16,6 +16,7 @@ import { registerOpenApi } from './http/openapi.js'
 import { operationsRoutes } from './http/operations-routes.js'
 import { problemServerOptions, registerProblemHandlers } from './http/problem.js'
 import { registerRequestIdHeader, requestIdOf } from './http/request-id.js'
+import { registerRequestTimeout } from './http/request-timeout.js'
 import { ProblemSchema } from './http/schemas.js'
 import { registerSecurity, securityServerOptions } from './http/security.js'
 import { registerValidation } from './http/validation.js'
@@ -81,6 +82,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('searchIndex', searchIndex)
   app.addHook('onClose', () => searchIndex.close())
 
+  registerRequestTimeout(app)
   registerRequestIdHeader(app)
   const metrics = registerMetrics(app)
   registerValidation(app)

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache'
+import { WorkAbandonedError } from '../db/request-work.js'
 
 /*
  * Results that are costly to compute and depend only on the data a query reads: the exact total of a search or a
@@ -84,15 +85,24 @@ export class ResultCache {
       return computed.value
     }
     const slot = `${version}\u0000${key}`
-    let pending = this.#pending.get(slot)
-    if (!pending) {
-      pending = compute()
-      this.#pending.set(slot, pending)
-      pending
-        .then((computed) => this.set(key, computed.version, computed.value))
-        .catch(() => {})
-        .finally(() => this.#pending.delete(slot))
+    const shared = this.#pending.get(slot)
+    if (shared) {
+      try {
+        return (await shared).value as T
+      } catch (error) {
+        // The request that computed it was given up (its work cancelled): this one computes its own.
+        if (!(error instanceof WorkAbandonedError)) throw error
+        const computed = await compute()
+        this.set(key, computed.version, computed.value)
+        return computed.value
+      }
     }
+    const pending = compute()
+    this.#pending.set(slot, pending)
+    pending
+      .then((computed) => this.set(key, computed.version, computed.value))
+      .catch(() => {})
+      .finally(() => this.#pending.delete(slot))
     return (await pending).value as T
   }
 

@@ -347,7 +347,7 @@ eachDatabase('glass price list: upload and download', (ctx) => {
       assert.deepEqual(await stored(), [])
     })
 
-    test('an upload dropped while its import waits for the database leaves no spool file', async () => {
+    test('an upload dropped while its import waits for the database leaves no spool file, and writes nothing', async () => {
       let release = () => {}
       const held = new Promise<void>((resolve) => (release = resolve))
       let locked = () => {}
@@ -368,6 +368,12 @@ eachDatabase('glass price list: upload and download', (ctx) => {
         release()
         await holder
       }
+      // The import nobody waits for any more is cancelled: once the database moves, it commits nothing.
+      const probe = await app.inject({ method: 'GET', url: `${pricesPath}/list` })
+      assert.equal(probe.statusCode, 200)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      assert.deepEqual(await stored(), [])
+      assert.equal(await changeCount(ctx.db), 0)
     })
 
     test('answered uploads, good or refused, leave no spool file', async () => {

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { CompiledQuery } from 'kysely'
 import type { Database, RawClient } from '../../db/database.js'
+import { outsideRequest } from '../../db/request-work.js'
 import type { GlassPriceListItem } from '../../glass-prices/glass-price-schemas.js'
 import type { Page } from '../../http/page.js'
 import type { Facets } from '../facets.js'
@@ -72,7 +73,8 @@ class VersionReader {
 
   #start(): Promise<Map<string, KindVersions>> {
     this.#next = undefined
-    const running = this.#read()
+    // Shared by the requests that wait for it: not one request's work (db/request-work.ts).
+    const running = outsideRequest(() => this.#read())
     this.#running = running
     const clear = () => {
       if (this.#running === running) this.#running = undefined
@@ -279,8 +281,9 @@ export class SearchIndex implements SearchIndexService {
   #startLoad(kind: Kind): void {
     const state = this.#states.get(kind.path) as KindState
     if (state.loading || this.#closed) return
-    this.#checkUsable()
-      .then((usable) => (usable ? this.#load(kind) : undefined))
+    // A load serves every request after it: it is nobody's request work (db/request-work.ts).
+    outsideRequest(() => this.#checkUsable())
+      .then((usable) => (usable ? outsideRequest(() => this.#load(kind)) : undefined))
       .catch((error: unknown) => this.#log.warn({ err: error, kind: kind.path }, 'search index: a load failed'))
   }
 
@@ -288,8 +291,8 @@ export class SearchIndex implements SearchIndexService {
   #load(kind: Kind): Promise<void> {
     const state = this.#states.get(kind.path) as KindState
     if (state.loading) return state.loading
-    const loading = this.#db
-      .rawTransaction(
+    const loading = outsideRequest(() =>
+      this.#db.rawTransaction(
         async (client) => {
           await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ')
           if (this.#db.driver === 'postgres') await client.query('SET LOCAL statement_timeout = 0')
@@ -318,10 +321,10 @@ export class SearchIndex implements SearchIndexService {
           )
         },
         { read: true },
-      )
-      .finally(() => {
-        if (state.loading === loading) state.loading = undefined
-      })
+      ),
+    ).finally(() => {
+      if (state.loading === loading) state.loading = undefined
+    })
     state.loading = loading
     return loading
   }
