@@ -41,6 +41,8 @@ const EnvSchema = Type.Object({
   MATVIEW_REFRESH: Type.Union([Type.Literal('auto'), Type.Literal('off')], { default: 'auto' }),
   MATVIEW_REFRESH_DELAY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 200 }),
   RESULT_CACHE: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
+  RESULT_CACHE_MB: Type.Integer({ minimum: 1, maximum: 65_536, default: 16 }),
+  PAGE_CACHE_MB: Type.Integer({ minimum: 1, maximum: 65_536, default: 32 }),
   SEARCH_INDEX: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
@@ -93,6 +95,10 @@ export interface Config {
   readonly matviewRefreshDelayMs: number
   /** `off`: totals, pages, facets and suggestions are computed afresh for every request (diagnosis, benchmarks). */
   readonly resultCache: 'on' | 'off'
+  /** Heap bytes the remembered totals, facets and suggestions may hold. */
+  readonly resultCacheBytes: number
+  /** Heap bytes the remembered whole pages may hold. */
+  readonly pageCacheBytes: number
   /** `on`: searches are answered from the in-memory index (catalog/search-index); `off`: from SQL only. */
   readonly searchIndex: 'on' | 'off'
   readonly logLevel: string
@@ -180,6 +186,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy,
     matviewRefresh: parsed.MATVIEW_REFRESH,
     resultCache: parsed.RESULT_CACHE,
+    resultCacheBytes: parsed.RESULT_CACHE_MB * 1024 * 1024,
+    pageCacheBytes: parsed.PAGE_CACHE_MB * 1024 * 1024,
     searchIndex: parsed.SEARCH_INDEX,
     matviewRefreshDelayMs: parsed.MATVIEW_REFRESH_DELAY_MS,
     logLevel: parsed.LOG_LEVEL,
