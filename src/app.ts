@@ -20,6 +20,7 @@ import { registerRequestTimeout } from './http/request-timeout.js'
 import { ProblemSchema } from './http/schemas.js'
 import { registerSecurity, securityServerOptions } from './http/security.js'
 import { registerValidation } from './http/validation.js'
+import { registerWriteGate } from './http/write-gate.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -82,6 +83,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('searchIndex', searchIndex)
   app.addHook('onClose', () => searchIndex.close())
 
+  // The write gate wraps write handlers first, so the deadline's wrapper is outside it and covers the wait.
+  registerWriteGate(app)
   registerRequestTimeout(app)
   registerRequestIdHeader(app)
   const metrics = registerMetrics(app)
