@@ -5,6 +5,7 @@ import Type from 'typebox'
 import { glasses } from '../catalog/kinds.js'
 import { principalName } from '../http/principal.js'
 import { mediaTypeDetail, ProblemError, unprocessable, unsupportedMediaType } from '../http/problem.js'
+import { isAbandonment } from '../http/request-timeout.js'
 import { problemResponses } from '../http/schemas.js'
 import { StringEnum } from '../http/validation.js'
 import { type ExportRow, writeCsv, writeXlsx } from '../transfer/export-writer.js'
@@ -235,7 +236,9 @@ export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<vo
         ? writeXlsx(batches, columns, out, { sheetName: 'glass prices' })
         : writeCsv(batches, columns, out, { excel: query.excel ?? false })
       written.catch((error: unknown) => {
-        request.log.error({ err: error }, 'export failed while streaming')
+        // A client that leaves mid-file cancels the rest of the export: no fault of the service.
+        if (isAbandonment(error)) request.log.info('export abandoned by its client')
+        else request.log.error({ err: error }, 'export failed while streaming')
         out.destroy(error as Error)
       })
       const name = exportFileName(app.config.businessTimezone, xlsx ? 'xlsx' : 'csv')

@@ -10,8 +10,8 @@ import { runAsRequestWork, WorkAbandonedError } from '../db/request-work.js'
  *   moment later);
  * - otherwise the request gets its 503 problem with `Retry-After` at once: a handler still running is left
  *   behind (its result is dropped), and so is a hook or a parser;
- * - an answer already under way (a streamed export) is left to finish.
- * In every case the request's AbortSignal aborts, which cancels its database work (db/request-work.ts): a running
+ * - an answer already under way (a streamed export) is left to finish, database work included.
+ * Otherwise the request's AbortSignal aborts, which cancels its database work (db/request-work.ts): a running
  * statement is cancelled and no further one, COMMIT included, runs. The signal also aborts when the client leaves
  * before its answer is complete.
  */
@@ -120,11 +120,8 @@ export function registerRequestTimeout(app: FastifyInstance): void {
 
 function onTimeout(request: FastifyRequest, reply: FastifyReply, state: RequestState, timeoutMs: number): void {
   const error = new RequestTimeoutError(timeoutMs)
-  if (reply.sent || reply.raw.headersSent) {
-    // An answer is under way (a streamed file): it is the answer; only its database work, if any, stops.
-    state.controller.abort(error)
-    return
-  }
+  // An answer is under way (a streamed file, whose pages are read as it goes): it is the answer, left to finish.
+  if (reply.sent || reply.raw.headersSent) return
   const hasBody =
     Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined
   if (!state.parsed && hasBody && !request.raw.complete) {
