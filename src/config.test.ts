@@ -71,6 +71,19 @@ describe('configuration of authentication and limits', () => {
     assert.match(refusal({ ...jwt, ACTUATOR_AUTH: 'yes' }), /^ACTUATOR_AUTH: must be one of false, true/)
   })
 
+  test('cache bounds read in MiB, the headers timeout in ms; a bad value names its variable', () => {
+    const defaults = loadConfig({})
+    assert.deepEqual(
+      [defaults.resultCacheBytes, defaults.pageCacheBytes, defaults.headersTimeoutMs],
+      [16 * 1024 * 1024, 32 * 1024 * 1024, 10_000],
+    )
+    const set = loadConfig({ RESULT_CACHE_MB: '4', PAGE_CACHE_MB: '64', HEADERS_TIMEOUT_MS: '5000' })
+    assert.deepEqual([set.resultCacheBytes, set.pageCacheBytes, set.headersTimeoutMs], [4194304, 67108864, 5000])
+    assert.match(refusal({ PAGE_CACHE_MB: '0' }), /^PAGE_CACHE_MB: /)
+    assert.match(refusal({ RESULT_CACHE_MB: 'lots' }), /^RESULT_CACHE_MB: /)
+    assert.match(refusal({ HEADERS_TIMEOUT_MS: '10' }), /^HEADERS_TIMEOUT_MS: /)
+  })
+
   test('limits read as numbers; CORS_ORIGINS as a list', () => {
     const config = loadConfig({
       BODY_LIMIT: '2048',
