@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { catalogStatusRoutes } from './catalog/catalog-status-routes.js'
 import { facetRoutes } from './catalog/facet-routes.js'
 import { registerMatviewRefresh } from './catalog/matview-refresh.js'
-import { PAGE_CACHE_ENTRIES, RESULT_CACHE_ENTRIES, ResultCache } from './catalog/result-cache.js'
+import { ResultCache } from './catalog/result-cache.js'
 import { SearchIndex } from './catalog/search-index/search-index.js'
 import { searchRoutes } from './catalog/search-routes.js'
 import type { Config } from './config.js'
@@ -17,9 +17,11 @@ import { registerOpenApi } from './http/openapi.js'
 import { operationsRoutes } from './http/operations-routes.js'
 import { problemServerOptions, registerProblemHandlers } from './http/problem.js'
 import { registerRequestIdHeader, requestIdOf } from './http/request-id.js'
+import { registerRequestTimeout } from './http/request-timeout.js'
 import { ProblemSchema } from './http/schemas.js'
 import { registerSecurity, securityServerOptions } from './http/security.js'
 import { registerValidation } from './http/validation.js'
+import { registerWriteGate } from './http/write-gate.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -72,8 +74,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('config', config)
   app.decorate('db', db)
   const caching = config.resultCache === 'on'
-  app.decorate('resultCache', new ResultCache(caching ? RESULT_CACHE_ENTRIES : 0))
-  app.decorate('pageCache', new ResultCache(caching ? PAGE_CACHE_ENTRIES : 0))
+  app.decorate('resultCache', new ResultCache(caching ? config.resultCacheBytes : 0))
+  app.decorate('pageCache', new ResultCache(caching ? config.pageCacheBytes : 0))
   const searchIndex = new SearchIndex(db, app.log, {
     enabled: config.searchIndex === 'on',
     timezone: config.businessTimezone,
@@ -81,6 +83,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('searchIndex', searchIndex)
   app.addHook('onClose', () => searchIndex.close())
 
+  // The write gate wraps write handlers first, so the deadline's wrapper is outside it and covers the wait.
+  registerWriteGate(app)
+  registerRequestTimeout(app)
   registerRequestIdHeader(app)
   const metrics = registerMetrics(app)
   registerValidation(app)

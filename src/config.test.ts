@@ -46,6 +46,44 @@ describe('configuration of authentication and limits', () => {
     assert.match(refusal({ AUTH_MODE: 'oauth' }), /^AUTH_MODE: must be one of none, jwt/)
   })
 
+  test('AUTH_MAX_TOKEN_AGE reads a duration (default 24 h); the read role and actuator tokens need jwt', () => {
+    const jwt = { AUTH_MODE: 'jwt', AUTH_JWT_SECRET: SECRET }
+    assert.equal(loadConfig(jwt).auth.maxTokenAgeSeconds, 86_400)
+    assert.equal(loadConfig(jwt).auth.pricesRead, 'off')
+    assert.equal(loadConfig(jwt).auth.actuatorAuth, false)
+    for (const [value, seconds] of [
+      ['90', 90],
+      ['90s', 90],
+      ['15m', 900],
+      ['8h', 28_800],
+      ['7d', 604_800],
+      ['0', 0],
+    ] as const) {
+      assert.equal(loadConfig({ ...jwt, AUTH_MAX_TOKEN_AGE: value }).auth.maxTokenAgeSeconds, seconds, value)
+    }
+    for (const value of ['1.5h', '24 hours', '-1', 'h']) {
+      assert.match(refusal({ ...jwt, AUTH_MAX_TOKEN_AGE: value }), /^AUTH_MAX_TOKEN_AGE: must be a duration/, value)
+    }
+    const strict = loadConfig({ ...jwt, AUTH_PRICES_READ: 'on', ACTUATOR_AUTH: 'true' }).auth
+    assert.deepEqual([strict.pricesRead, strict.actuatorAuth], ['on', true])
+    assert.match(refusal({ AUTH_PRICES_READ: 'on' }), /^AUTH_PRICES_READ: needs AUTH_MODE=jwt/)
+    assert.match(refusal({ ACTUATOR_AUTH: 'true' }), /^ACTUATOR_AUTH: needs AUTH_MODE=jwt/)
+    assert.match(refusal({ ...jwt, ACTUATOR_AUTH: 'yes' }), /^ACTUATOR_AUTH: must be one of false, true/)
+  })
+
+  test('cache bounds read in MiB, the headers timeout in ms; a bad value names its variable', () => {
+    const defaults = loadConfig({})
+    assert.deepEqual(
+      [defaults.resultCacheBytes, defaults.pageCacheBytes, defaults.headersTimeoutMs],
+      [16 * 1024 * 1024, 32 * 1024 * 1024, 10_000],
+    )
+    const set = loadConfig({ RESULT_CACHE_MB: '4', PAGE_CACHE_MB: '64', HEADERS_TIMEOUT_MS: '5000' })
+    assert.deepEqual([set.resultCacheBytes, set.pageCacheBytes, set.headersTimeoutMs], [4194304, 67108864, 5000])
+    assert.match(refusal({ PAGE_CACHE_MB: '0' }), /^PAGE_CACHE_MB: /)
+    assert.match(refusal({ RESULT_CACHE_MB: 'lots' }), /^RESULT_CACHE_MB: /)
+    assert.match(refusal({ HEADERS_TIMEOUT_MS: '10' }), /^HEADERS_TIMEOUT_MS: /)
+  })
+
   test('limits read as numbers; CORS_ORIGINS as a list', () => {
     const config = loadConfig({
       BODY_LIMIT: '2048',

@@ -21,6 +21,13 @@ const EnvSchema = Type.Object({
   AUTH_JWKS_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   AUTH_ISSUER: Type.Optional(Type.String({ minLength: 1 })),
   AUTH_AUDIENCE: Type.Optional(Type.String({ minLength: 1 })),
+  AUTH_MAX_TOKEN_AGE: Type.String({
+    pattern: '^[0-9]{1,7}[smhd]?$',
+    default: '24h',
+    description: 'a duration: seconds, or a whole number with s, m, h or d (e.g. 24h)',
+  }),
+  AUTH_PRICES_READ: Type.Union([Type.Literal('off'), Type.Literal('on')], { default: 'off' }),
+  ACTUATOR_AUTH: Type.Union([Type.Literal('false'), Type.Literal('true')], { default: 'false' }),
   BUSINESS_TIMEZONE: Type.String({ minLength: 1, default: 'Europe/Moscow' }),
   MAX_PAGE_SIZE: Type.Integer({ minimum: 1, maximum: 100_000, default: 2000 }),
   BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 1_073_741_824, default: 1_048_576 }),
@@ -29,10 +36,13 @@ const EnvSchema = Type.Object({
   RATE_LIMIT_MAX: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
   RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1, maximum: 86_400_000, default: 60_000 }),
   REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 0, maximum: 3_600_000, default: 30_000 }),
+  HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 10_000 }),
   TRUST_PROXY: Type.String({ default: '' }),
   MATVIEW_REFRESH: Type.Union([Type.Literal('auto'), Type.Literal('off')], { default: 'auto' }),
   MATVIEW_REFRESH_DELAY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 200 }),
   RESULT_CACHE: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
+  RESULT_CACHE_MB: Type.Integer({ minimum: 1, maximum: 65_536, default: 16 }),
+  PAGE_CACHE_MB: Type.Integer({ minimum: 1, maximum: 65_536, default: 32 }),
   SEARCH_INDEX: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
@@ -59,6 +69,12 @@ export interface Config {
     readonly jwksUrl: string | undefined
     readonly issuer: string | undefined
     readonly audience: string | undefined
+    /** The longest a token may live and be used (from its `iat`), in seconds; 0 = no maximum. */
+    readonly maxTokenAgeSeconds: number
+    /** `on`: the glass price list's reads (purchase prices, history with its users) need `prices:read`. */
+    readonly pricesRead: 'on' | 'off'
+    /** `/actuator/info` and `/actuator/prometheus` need a valid token too (health probes stay open). */
+    readonly actuatorAuth: boolean
   }
   readonly businessTimezone: string
   readonly maxPageSize: number
@@ -67,6 +83,8 @@ export interface Config {
   readonly corsOrigins: readonly string[]
   readonly rateLimit: { readonly max: number; readonly windowMs: number }
   readonly requestTimeoutMs: number
+  /** The longest wait for a request's headers (at most `requestTimeoutMs`; off with it). */
+  readonly headersTimeoutMs: number
   /**
    * Which proxies' `X-Forwarded-For` names the client (its address keys the rate limit): `false` (the peer is the
    * client), `true` (any), or the proxies' addresses and CIDR ranges.
@@ -77,6 +95,10 @@ export interface Config {
   readonly matviewRefreshDelayMs: number
   /** `off`: totals, pages, facets and suggestions are computed afresh for every request (diagnosis, benchmarks). */
   readonly resultCache: 'on' | 'off'
+  /** Heap bytes the remembered totals, facets and suggestions may hold. */
+  readonly resultCacheBytes: number
+  /** Heap bytes the remembered whole pages may hold. */
+  readonly pageCacheBytes: number
   /** `on`: searches are answered from the in-memory index (catalog/search-index); `off`: from SQL only. */
   readonly searchIndex: 'on' | 'off'
   readonly logLevel: string
@@ -122,6 +144,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (parsed.AUTH_JWKS_URL && !URL.canParse(parsed.AUTH_JWKS_URL)) {
     throw new ConfigError(`AUTH_JWKS_URL: not a URL (got '${parsed.AUTH_JWKS_URL}')`)
   }
+  for (const variable of ['AUTH_PRICES_READ', 'ACTUATOR_AUTH'] as const) {
+    if (parsed.AUTH_MODE === 'none' && (parsed[variable] === 'on' || parsed[variable] === 'true')) {
+      throw new ConfigError(`${variable}: needs AUTH_MODE=jwt (without authentication there are no roles or tokens)`)
+    }
+  }
   const trustProxy = parseTrustProxy(parsed.TRUST_PROXY)
 
   return Object.freeze({
@@ -140,6 +167,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       jwksUrl: parsed.AUTH_JWKS_URL,
       issuer: parsed.AUTH_ISSUER,
       audience: parsed.AUTH_AUDIENCE,
+      maxTokenAgeSeconds: durationSeconds(parsed.AUTH_MAX_TOKEN_AGE),
+      pricesRead: parsed.AUTH_PRICES_READ,
+      actuatorAuth: parsed.ACTUATOR_AUTH === 'true',
     }),
     businessTimezone: parsed.BUSINESS_TIMEZONE,
     maxPageSize: parsed.MAX_PAGE_SIZE,
@@ -152,13 +182,24 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ),
     rateLimit: Object.freeze({ max: parsed.RATE_LIMIT_MAX, windowMs: parsed.RATE_LIMIT_WINDOW_MS }),
     requestTimeoutMs: parsed.REQUEST_TIMEOUT_MS,
+    headersTimeoutMs: parsed.HEADERS_TIMEOUT_MS,
     trustProxy,
     matviewRefresh: parsed.MATVIEW_REFRESH,
     resultCache: parsed.RESULT_CACHE,
+    resultCacheBytes: parsed.RESULT_CACHE_MB * 1024 * 1024,
+    pageCacheBytes: parsed.PAGE_CACHE_MB * 1024 * 1024,
     searchIndex: parsed.SEARCH_INDEX,
     matviewRefreshDelayMs: parsed.MATVIEW_REFRESH_DELAY_MS,
     logLevel: parsed.LOG_LEVEL,
   })
+}
+
+const secondsPerUnit: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 }
+
+/** `90`, `90s`, `15m`, `24h`, `7d` → seconds (the pattern of the schema has been checked). */
+function durationSeconds(value: string): number {
+  const unit = /[smhd]$/.test(value) ? value.slice(-1) : 's'
+  return Number.parseInt(value, 10) * (secondsPerUnit[unit] ?? 1)
 }
 
 function describeEnvError(error: unknown, data: Record<string, string>): string {
@@ -166,10 +207,13 @@ function describeEnvError(error: unknown, data: Record<string, string>): string 
     .errors?.[0]
   if (!first) return String((error as Error).message ?? error)
   const variable = first.instancePath.replace(/^\//, '') || String(first.params?.missingProperty ?? 'environment')
-  const schema = (EnvSchema.properties as Record<string, { anyOf?: { const: string }[]; pattern?: string }>)[variable]
+  const schema = (
+    EnvSchema.properties as Record<string, { anyOf?: { const: string }[]; pattern?: string; description?: string }>
+  )[variable]
   const allowed = schema?.anyOf?.map((option) => option.const).join(', ')
   const got = data[variable] === undefined ? '' : ` (got '${data[variable]}')`
   if (allowed) return `${variable}: must be one of ${allowed}${got}`
+  if (schema?.description) return `${variable}: must be ${schema.description}${got}`
   return `${variable}: ${first.message ?? 'is invalid'}${got}`
 }
 

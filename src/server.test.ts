@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
-import { type ChildProcess, spawn } from 'node:child_process'
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
@@ -199,5 +199,49 @@ eachDatabase('server: graceful shutdown', (ctx) => {
         .join(' | ')}`,
     )
     agent.destroy()
+  })
+
+  test("a start removes the upload spools of stopped processes and leaves a running one's", async () => {
+    const spools = join(work, 'tmp')
+    mkdirSync(spools, { recursive: true })
+    // A process id that ran and has ended (the spool of a killed service), one that runs (this test's), and a
+    // spool named before spools carried their owner, untouched for two hours.
+    const ended = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString()
+    const spool = (name: string) => {
+      mkdirSync(join(spools, name))
+      writeFileSync(join(spools, name, 'upload.csv'), 'manufacturer,brand,model,price,purchase\n')
+    }
+    spool(`optics-upload-${ended}-a1b2c3`)
+    spool(`optics-upload-${process.pid}-d4e5f6`)
+    spool('optics-upload-OldOne')
+    const twoHoursAgo = new Date(Date.now() - 2 * 3600_000)
+    utimesSync(join(spools, 'optics-upload-OldOne'), twoHoursAgo, twoHoursAgo)
+    spool('optics-upload-NewOne')
+    const server = spawn(process.execPath, ['--import', 'tsx', serverPath], {
+      cwd: projectRoot,
+      env: {
+        PATH: process.env.PATH ?? '',
+        TMPDIR: spools,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DEMO_DATA: 'false',
+        MATVIEW_REFRESH: 'off',
+        LOG_LEVEL: 'info',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    child = server
+    const log = new ServerLog(server)
+    await log.waitFor((line) => /^Server listening at /.test(line.msg ?? ''), 'listening')
+    assert.deepEqual(
+      readdirSync(spools)
+        .filter((name) => name.startsWith('optics-upload-'))
+        .sort(),
+      [`optics-upload-${process.pid}-d4e5f6`, 'optics-upload-NewOne'],
+    )
+    assert.equal((await log.waitFor((line) => /upload spools/.test(line.msg ?? ''), 'the removal')).removed, 2)
+    server.kill('SIGTERM')
+    assert.equal(await exitOf(server), 0)
   })
 })

@@ -3,6 +3,7 @@ import { ensureDemoCatalogue } from './catalog/demo-catalogue.js'
 import { type Config, ConfigError, loadConfig } from './config.js'
 import { openDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
+import { removeStaleUploads } from './transfer/upload-spool.js'
 
 /**
  * How long a shutdown may take before the process gives up on the requests still running and exits non-zero;
@@ -24,7 +25,7 @@ function exitOnceLogged(code: number): void {
   setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref()
 }
 
-/** loadConfig → openDatabase → migrate → demo data → buildApp → listen; SIGTERM drains, then closes the database. */
+/** loadConfig → openDatabase → migrate → buildApp → stale uploads → demo data → listen; SIGTERM drains, then closes the database. */
 async function main(): Promise<void> {
   let config: Config
   try {
@@ -46,6 +47,9 @@ async function main(): Promise<void> {
   })
   await migrateToLatest(db.primary)
   const app = await buildApp({ config, db })
+  // Uploads a crashed or killed predecessor was spooling would otherwise stay on disk for ever.
+  const staleUploads = await removeStaleUploads()
+  if (staleUploads > 0) app.log.info({ removed: staleUploads }, 'removed upload spools of stopped processes')
   await ensureDemoCatalogue(db, { mode: config.demoData, scale: config.demoScale, log: app.log })
 
   /*

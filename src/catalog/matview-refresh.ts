@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { type Kysely, sql } from 'kysely'
 import { tryLockForTransaction } from '../db/advisory-lock.js'
+import { outsideRequest } from '../db/request-work.js'
 import type { DB } from '../db/tables.js'
 import { refreshMatview } from './catalog-repository.js'
 import { readCatalogStates } from './catalog-state.js'
@@ -181,6 +182,7 @@ export function registerMatviewRefresh(
   app.addHook('onReady', async () => refresher.start())
   app.addHook('onClose', async () => refresher.stop())
   app.addHook('onResponse', async (request, reply) => {
-    if (request.routeOptions.config?.writesCatalog && reply.statusCode < 400) refresher.poke()
+    // Background work: not the request's (whose database work ends with it).
+    if (request.routeOptions.config?.writesCatalog && reply.statusCode < 400) outsideRequest(() => refresher.poke())
   })
 }

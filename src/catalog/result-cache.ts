@@ -1,4 +1,6 @@
 import { LRUCache } from 'lru-cache'
+import { WorkAbandonedError } from '../db/request-work.js'
+import { heapBytes, stringBytes } from './heap-size.js'
 
 /*
  * Results that are costly to compute and depend only on the data a query reads: the exact total of a search or a
@@ -11,11 +13,14 @@ import { LRUCache } from 'lru-cache'
  * the LRU. So a change is visible to the very next request on every instance, and a cached value is exact.
  */
 
-/** The default number of remembered results (each a small value; a few MB at most). */
-export const RESULT_CACHE_ENTRIES = 10_000
+/** Default bound of the totals, facets and suggestions remembered (`RESULT_CACHE_MB`), in bytes. */
+export const RESULT_CACHE_BYTES = 16 * 1024 * 1024
 
-/** Remembered pages of unselective searches: each some kilobytes, so fewer (a few tens of MB at most). */
-export const PAGE_CACHE_ENTRIES = 2_000
+/** Default bound of the whole pages remembered (`PAGE_CACHE_MB`), in bytes: a page of 2,000 items is a few MB. */
+export const PAGE_CACHE_BYTES = 32 * 1024 * 1024
+
+/** No one result may take more than this share of its cache, so one huge page never flushes everything else. */
+const LARGEST_ENTRY_SHARE = 1 / 8
 
 /**
  * A page that took longer than this to read is remembered from then on, however few rows its search matches
@@ -23,20 +28,40 @@ export const PAGE_CACHE_ENTRIES = 2_000
  */
 export const SLOW_PAGE_MS = 25
 
+/** A remembered value and its heap bytes (with its key), measured once when it is remembered. */
+interface Entry {
+  readonly value: unknown
+  readonly bytes: number
+}
+
+const entry = (key: string, value: unknown): Entry => ({ value, bytes: stringBytes(key) + heapBytes(value) + 64 })
+
 export class ResultCache {
-  readonly #entries: LRUCache<string, { value: unknown }>
+  readonly #entries: LRUCache<string, Entry>
   /** The latest value remembered for each key, whatever its version: a hint, never an answer. */
-  readonly #latest: LRUCache<string, { value: unknown }>
+  readonly #latest: LRUCache<string, Entry>
   /** Computations under way, so concurrent requests for one uncached result share one query. */
   readonly #pending = new Map<string, Promise<{ value: unknown; version: string | null }>>()
 
   /** False when built with no room (`RESULT_CACHE=off`): nothing is remembered, every result is computed. */
   readonly enabled: boolean
 
-  constructor(maxEntries = RESULT_CACHE_ENTRIES) {
-    this.enabled = maxEntries > 0
-    this.#entries = new LRUCache({ max: Math.max(1, maxEntries) })
-    this.#latest = new LRUCache({ max: Math.max(1, maxEntries) })
+  /**
+   * `maxBytes` bounds the heap the remembered results hold, as {@link heapBytes} measures them (the hints, small,
+   * get a tenth of it on top); 0 remembers nothing.
+   */
+  constructor(readonly maxBytes = RESULT_CACHE_BYTES) {
+    this.enabled = maxBytes > 0
+    const bounded = (bytes: number) => {
+      const maxSize = Math.max(1024, Math.floor(bytes))
+      return new LRUCache<string, Entry>({
+        maxSize,
+        maxEntrySize: Math.max(1024, Math.floor(maxSize * LARGEST_ENTRY_SHARE)),
+        sizeCalculation: (remembered) => remembered.bytes,
+      })
+    }
+    this.#entries = bounded(maxBytes)
+    this.#latest = bounded(maxBytes / 10)
   }
 
   /**
@@ -49,7 +74,7 @@ export class ResultCache {
 
   /** Leaves a hint for `key` without remembering a result (see {@link hint}). */
   setHint(key: string, value: unknown): void {
-    if (this.enabled) this.#latest.set(key, { value })
+    if (this.enabled) this.#latest.set(key, entry(key, value))
   }
 
   /** The result remembered for `key` at data version `version`, or undefined. */
@@ -61,8 +86,10 @@ export class ResultCache {
   /** Remembers `value` for `key` at `version` (the version selected in the statement that computed it). */
   set(key: string, version: string | null | undefined, value: unknown): void {
     if (version === null || version === undefined || !this.enabled) return
-    this.#entries.set(`${version}\u0000${key}`, { value })
-    this.#latest.set(key, { value })
+    const slot = `${version}\u0000${key}`
+    this.#entries.set(slot, entry(slot, value))
+    // Hints are totals and flags; a whole page kept as a hint would outlive its eviction from the results.
+    if (typeof value !== 'object' || value === null) this.#latest.set(key, entry(key, value))
   }
 
   /**
@@ -84,19 +111,33 @@ export class ResultCache {
       return computed.value
     }
     const slot = `${version}\u0000${key}`
-    let pending = this.#pending.get(slot)
-    if (!pending) {
-      pending = compute()
-      this.#pending.set(slot, pending)
-      pending
-        .then((computed) => this.set(key, computed.version, computed.value))
-        .catch(() => {})
-        .finally(() => this.#pending.delete(slot))
+    const shared = this.#pending.get(slot)
+    if (shared) {
+      try {
+        return (await shared).value as T
+      } catch (error) {
+        // The request that computed it was given up (its work cancelled): this one computes its own.
+        if (!(error instanceof WorkAbandonedError)) throw error
+        const computed = await compute()
+        this.set(key, computed.version, computed.value)
+        return computed.value
+      }
     }
+    const pending = compute()
+    this.#pending.set(slot, pending)
+    pending
+      .then((computed) => this.set(key, computed.version, computed.value))
+      .catch(() => {})
+      .finally(() => this.#pending.delete(slot))
     return (await pending).value as T
   }
 
   get size(): number {
     return this.#entries.size
+  }
+
+  /** Heap bytes the remembered results hold now, as measured when each was remembered (at most `maxBytes`). */
+  get bytes(): number {
+    return this.#entries.calculatedSize
   }
 }

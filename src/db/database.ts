@@ -6,6 +6,7 @@ import { type CompiledQuery, Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams'
 import { type PGliteClient, PGlitePool } from './pglite-pool.js'
+import { guardedConnect } from './request-work.js'
 import type { DB } from './tables.js'
 
 export type Db = Kysely<DB>
@@ -109,7 +110,9 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
     parsers: pgliteParsers,
   })
   const pool = new PGlitePool(pglite)
-  const db: Db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: pool as never }) })
+  // A request's work is guarded (request-work.ts); an embedded statement runs synchronously, so none is cancelled.
+  const connect = guardedConnect(() => pool.connect())
+  const db: Db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: { connect, end: () => pool.end() } as never }) })
 
   const copyRowsWith =
     (client: PGliteClient) => async (table: string, columns: readonly string[], chunks: AsyncIterable<string>) => {
@@ -136,7 +139,7 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
     primary: db,
     read: db,
     async rawTransaction(fn) {
-      const client = await pool.connect()
+      const client = await connect()
       try {
         await client.query('BEGIN')
         const raw: RawClient = {
@@ -205,14 +208,37 @@ function newPool(url: string, options: DatabaseOptions): pg.Pool {
   return pool
 }
 
+/**
+ * A pool's `connect` guarded for requests' work (request-work.ts), with the cancellation of a running statement:
+ * `pg_cancel_backend` sent on a connection of its own, so it goes through even when the pool is exhausted.
+ */
+function guardedPool(pool: pg.Pool, url: string, cancellers: pg.Pool[]) {
+  let canceller: pg.Pool | undefined
+  const cancel = async (client: pg.PoolClient) => {
+    if (!canceller) {
+      canceller = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: 2000, idleTimeoutMillis: 5000 })
+      canceller.on('error', () => {})
+      cancellers.push(canceller)
+    }
+    const pid = (client as unknown as { processID?: number }).processID
+    if (pid) await canceller.query('SELECT pg_cancel_backend($1)', [pid])
+  }
+  const connect = guardedConnect(() => pool.connect(), cancel)
+  return { connect, end: () => pool.end() }
+}
+
 async function openServer(options: DatabaseOptions, url: string): Promise<Database> {
+  const cancellers: pg.Pool[] = []
   const pool = newPool(url, options)
-  const db: Db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) })
+  const primaryPool = guardedPool(pool, url, cancellers)
+  const db: Db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: primaryPool }) })
   let read = db
   let readPool: pg.Pool | undefined
+  let guardedReadPool = primaryPool
   if (options.readUrl) {
     readPool = newPool(options.readUrl, options)
-    read = new Kysely<DB>({ dialect: new PostgresDialect({ pool: readPool }) })
+    guardedReadPool = guardedPool(readPool, options.readUrl, cancellers)
+    read = new Kysely<DB>({ dialect: new PostgresDialect({ pool: guardedReadPool }) })
   }
 
   return {
@@ -220,7 +246,7 @@ async function openServer(options: DatabaseOptions, url: string): Promise<Databa
     primary: db,
     read,
     async rawTransaction(fn, transactionOptions) {
-      const client = await (transactionOptions?.read && readPool ? readPool : pool).connect()
+      const client = await (transactionOptions?.read ? guardedReadPool : primaryPool).connect()
       let broken = false
       try {
         await client.query('BEGIN')
@@ -266,6 +292,7 @@ async function openServer(options: DatabaseOptions, url: string): Promise<Databa
     async close() {
       await db.destroy()
       if (read !== db) await read.destroy()
+      await Promise.all(cancellers.map((canceller) => canceller.end()))
     },
   }
 }

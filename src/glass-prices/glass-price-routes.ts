@@ -61,11 +61,14 @@ function pageOf(request: FastifyRequest, maxSize: number) {
 
 /** The glass price list: listing, CRUD, bulk change, history and revert. */
 export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
+  // Route flags of auth.ts: writes need prices:write; reads of purchase prices and history may need prices:read.
   const writes = { writesCatalog: true }
+  const readsPurchasePrices = { readsPurchasePrices: true }
 
   app.get(
     `${base}/list`,
     {
+      config: readsPurchasePrices,
       schema: {
         tags,
         operationId: 'listGlassPrices',
@@ -164,6 +167,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
   app.get(
     `${base}/changes`,
     {
+      config: readsPurchasePrices,
       schema: {
         tags,
         operationId: 'listGlassPriceChanges',
@@ -199,6 +203,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
   app.get(
     `${base}/:id`,
     {
+      config: readsPurchasePrices,
       schema: {
         tags,
         operationId: 'getGlassPrice',
@@ -262,6 +267,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
   app.get(
     `${base}/:id/history`,
     {
+      config: readsPurchasePrices,
       schema: {
         tags,
         operationId: 'glassPriceHistory',

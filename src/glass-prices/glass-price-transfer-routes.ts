@@ -1,18 +1,16 @@
-import { createReadStream, createWriteStream } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { PassThrough, Transform } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { open } from 'node:fs/promises'
+import { PassThrough } from 'node:stream'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import Type from 'typebox'
 import { glasses } from '../catalog/kinds.js'
 import { principalName } from '../http/principal.js'
 import { mediaTypeDetail, ProblemError, unprocessable, unsupportedMediaType } from '../http/problem.js'
+import { isAbandonment } from '../http/request-timeout.js'
 import { problemResponses } from '../http/schemas.js'
 import { StringEnum } from '../http/validation.js'
 import { type ExportRow, writeCsv, writeXlsx } from '../transfer/export-writer.js'
 import { transferColumns } from '../transfer/transfer-columns.js'
+import { SpooledUpload, UploadSpool } from '../transfer/upload-spool.js'
 import { parseGlassPriceFilter } from './glass-price-filter.js'
 import { importGlassPrices } from './glass-price-import.js'
 import { glassPricePages } from './glass-price-repository.js'
@@ -35,16 +33,7 @@ const tags = ['glass price list']
 const CSV_TYPES = ['text/csv', 'application/csv', 'text/plain', 'application/vnd.ms-excel'] as const
 const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'
 /** An import may take longer than an ordinary request; it is bounded by this instead. */
-const IMPORT_HANDLER_TIMEOUT_MS = 15 * 60_000
-
-/** An uploaded CSV body, spooled to a temporary file while it arrives (so the import reads it at disk speed). */
-class SpooledUpload {
-  constructor(
-    readonly directory: string,
-    readonly path: string,
-    readonly bytes: number,
-  ) {}
-}
+const IMPORT_TIMEOUT_MS = 15 * 60_000
 
 const tooLarge = (limit: number) =>
   new ProblemError(
@@ -52,29 +41,18 @@ const tooLarge = (limit: number) =>
     `The file is larger than ${limit} bytes (IMPORT_BODY_LIMIT); split it or import it with the command line`,
   )
 
-/** Streams the request body into a temporary file, refusing it past `limit` bytes. */
+/** Each upload's spool, removed when its response closes (upload-spool.ts). */
+const spools = new WeakMap<FastifyRequest, UploadSpool>()
+
+/** Streams the request body into its request's spool, refusing it past `limit` bytes. */
 async function spool(request: FastifyRequest, payload: NodeJS.ReadableStream, limit: number): Promise<SpooledUpload> {
   const declared = Number(request.headers['content-length'])
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit)
-  const directory = await mkdtemp(join(tmpdir(), 'optics-upload-'))
-  const path = join(directory, 'upload.csv')
-  let bytes = 0
-  try {
-    await pipeline(
-      payload,
-      new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-          bytes += chunk.length
-          done(bytes > limit ? tooLarge(limit) : null, chunk)
-        },
-      }),
-      createWriteStream(path),
-    )
-  } catch (error) {
-    await rm(directory, { recursive: true, force: true })
-    throw error
-  }
-  return new SpooledUpload(directory, path, bytes)
+  const owned = spools.get(request)
+  if (!owned) throw new Error('an upload outside the import route')
+  return owned.write(payload, (bytes) => {
+    if (bytes > limit) throw tooLarge(limit)
+  })
 }
 
 const ImportQuerySchema = Type.Object({
@@ -125,16 +103,21 @@ export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<vo
       (error: Error) => done(error),
     )
   })
-  app.addHook('onResponse', async (request) => {
-    if (request.body instanceof SpooledUpload) await rm(request.body.directory, { recursive: true, force: true })
-  })
+  // Whatever ends the request (an answer, a refusal, a timeout, the client leaving), its spool goes with it.
+  const ownSpool = async (request: FastifyRequest, reply: FastifyReply) => {
+    const owned = new UploadSpool()
+    spools.set(request, owned)
+    reply.raw.once('close', () => {
+      owned.remove().catch((error: unknown) => request.log.warn({ err: error }, 'could not remove an upload spool'))
+    })
+  }
 
   app.post(
     `${base}/import`,
     {
-      config: { writesCatalog: true, bodyTypes: ['text/csv'] },
+      config: { writesCatalog: true, bodyTypes: ['text/csv'], timeoutMs: IMPORT_TIMEOUT_MS },
       bodyLimit: limit,
-      ...(app.config.requestTimeoutMs > 0 ? { handlerTimeout: IMPORT_HANDLER_TIMEOUT_MS } : {}),
+      onRequest: ownSpool,
       schema: {
         tags,
         operationId: 'importGlassPrices',
@@ -174,11 +157,15 @@ export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<vo
         throw unsupportedMediaType(mediaTypeDetail(request), ['text/csv'])
       }
       const query = request.query as { replace?: boolean; dryRun?: boolean }
-      const result = await importGlassPrices(app.db, createReadStream(upload.path), {
+      // Opened now, the file stays readable when the spool is removed under it (the client gone mid-import).
+      const file = await open(upload.path).catch(() => {
+        throw new ProblemError(400, 'The request ended before its upload could be imported')
+      })
+      const result = await importGlassPrices(app.db, file.createReadStream({ autoClose: false }), {
         user: principalName(request),
         replace: query.replace ?? false,
         dryRun: query.dryRun ?? false,
-      })
+      }).finally(() => file.close())
       if (result.problemCount > 0) {
         const shown =
           result.problems.length < result.problemCount ? ` (the first ${result.problems.length} listed)` : ''
@@ -202,6 +189,7 @@ export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<vo
   app.get(
     `${base}/export`,
     {
+      config: { readsPurchasePrices: true },
       schema: {
         tags,
         operationId: 'exportGlassPrices',
@@ -249,7 +237,9 @@ export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<vo
         ? writeXlsx(batches, columns, out, { sheetName: 'glass prices' })
         : writeCsv(batches, columns, out, { excel: query.excel ?? false })
       written.catch((error: unknown) => {
-        request.log.error({ err: error }, 'export failed while streaming')
+        // A client that leaves mid-file cancels the rest of the export: no fault of the service.
+        if (isAbandonment(error)) request.log.info('export abandoned by its client')
+        else request.log.error({ err: error }, 'export failed while streaming')
         out.destroy(error as Error)
       })
       const name = exportFileName(app.config.businessTimezone, xlsx ? 'xlsx' : 'csv')

@@ -22,6 +22,8 @@ const now = () => Math.floor(Date.now() / 1000)
 
 interface TokenOptions {
   readonly secret?: string
+  /** Default: now; null: no `iat`. */
+  readonly issuedAt?: number | null
   readonly expiresAt?: number | null
   readonly issuer?: string
   readonly audience?: string
@@ -29,7 +31,8 @@ interface TokenOptions {
 
 /** An HS256 token with the given claims, valid for five minutes unless told otherwise. */
 async function hsToken(claims: JWTPayload, options: TokenOptions = {}): Promise<string> {
-  const jwt = new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt()
+  const jwt = new SignJWT(claims).setProtectedHeader({ alg: 'HS256' })
+  if (options.issuedAt !== null) jwt.setIssuedAt(options.issuedAt ?? now())
   if (options.expiresAt !== null) jwt.setExpirationTime(options.expiresAt ?? now() + 300)
   if (options.issuer) jwt.setIssuer(options.issuer)
   if (options.audience) jwt.setAudience(options.audience)
@@ -105,6 +108,28 @@ eachDatabase('authentication with an HS256 secret', (ctx) => {
       assertUnauthorized(await list(bearer(endless)), 'invalid_token', /exp/)
     })
 
+    test('a token older than AUTH_MAX_TOKEN_AGE (24 h) is refused though unexpired', async () => {
+      const old = await hsToken({ sub: 'u-1' }, { issuedAt: now() - 25 * 3600, expiresAt: now() + 300 })
+      assertUnauthorized(await list(bearer(old)), 'invalid_token', /older than the maximum token age/)
+      const dayOld = await hsToken({ sub: 'u-1' }, { issuedAt: now() - 23 * 3600, expiresAt: now() + 300 })
+      assert.equal((await list(bearer(dayOld))).statusCode, 200)
+    })
+
+    test('a token valid for 100 years, or with no iat, is refused', async () => {
+      const century = await hsToken({ sub: 'u-1' }, { expiresAt: now() + 100 * 365 * 86_400 })
+      assertUnauthorized(await list(bearer(century)), 'invalid_token', /lives longer than the maximum token age/)
+      const undated = await hsToken({ sub: 'u-1' }, { issuedAt: null })
+      assertUnauthorized(await list(bearer(undated)), 'invalid_token', /iat/)
+    })
+
+    test('a token issued a year ahead is refused; a few seconds ahead is clock skew', async () => {
+      const ahead = now() + 365 * 86_400
+      const future = await hsToken({ sub: 'u-1' }, { issuedAt: ahead, expiresAt: ahead + 300 })
+      assertUnauthorized(await list(bearer(future)), 'invalid_token', /issued in the future/)
+      const skewed = await hsToken({ sub: 'u-1' }, { issuedAt: now() + 20 })
+      assert.equal((await list(bearer(skewed))).statusCode, 200)
+    })
+
     test('a token that names no user is refused', async () => {
       assertUnauthorized(
         await list(bearer(await hsToken({ roles: ['prices:write'] }))),
@@ -114,8 +139,9 @@ eachDatabase('authentication with an HS256 secret', (ctx) => {
     })
 
     test('probes and the API documentation need no token', async () => {
-      const health = await app.inject({ method: 'GET', url: '/actuator/health' })
-      assert.equal(health.statusCode, 200)
+      for (const url of ['/actuator/health', '/actuator/info', '/actuator/prometheus']) {
+        assert.equal((await app.inject({ method: 'GET', url })).statusCode, 200, url)
+      }
       for (const url of ['/v3/api-docs', '/swagger-ui', '/swagger-ui/index.html']) {
         assert.notEqual((await app.inject({ method: 'GET', url })).statusCode, 401, url)
       }
@@ -156,6 +182,27 @@ eachDatabase('authentication with an HS256 secret', (ctx) => {
         const response = await create(bearer(await hsToken({ sub: 'u-7', ...grant })))
         assert.equal(response.statusCode, 200, response.body)
         assert.equal((await storedEntries(ctx.db)).length, 1)
+      })
+    }
+  })
+
+  describe('roles are read strictly', () => {
+    const lenient: [string, JWTPayload][] = [
+      ['roles as a string', { roles: 'prices:write' }],
+      ['a scope inside a roles string', { roles: 'x prices:write' }],
+      ['nested arrays', { roles: [['prices:write']] }],
+      ['a trailing tab', { roles: ['prices:write\t'] }],
+      ['surrounding spaces', { realm_access: { roles: [' prices:write '] } }],
+      ['realm roles as a string', { realm_access: { roles: 'prices:write' } }],
+      ['a scope separated by a tab', { scope: 'openid\tprices:write' }],
+      ['a scope as an array', { scope: ['prices:write'] }],
+      ['another case', { roles: ['PRICES:WRITE'] }],
+    ]
+    for (const [what, claims] of lenient) {
+      test(`${what} grants no write`, async () => {
+        const response = await create(bearer(await hsToken({ sub: 'u-9', ...claims })))
+        assertProblem(response, 403)
+        assert.deepEqual(await storedEntries(ctx.db), [])
       })
     }
   })
@@ -331,5 +378,78 @@ eachDatabase('authentication with an OIDC provider’s JWKS', (ctx) => {
     } finally {
       await unreachable.close()
     }
+  })
+})
+
+eachDatabase('authentication with the read role, actuator tokens and a 1 h token age', (ctx) => {
+  let app: FastifyInstance
+  let id: number
+  before(async () => {
+    app = await buildTestApp(ctx.db, {
+      AUTH_MODE: 'jwt',
+      AUTH_JWT_SECRET: SECRET,
+      AUTH_PRICES_READ: 'on',
+      ACTUATOR_AUTH: 'true',
+      AUTH_MAX_TOKEN_AGE: '1h',
+    })
+    await clearGlassPrices(ctx.db)
+    ;[id = 0] = await seedEntries(ctx.db, [entry])
+  })
+  after(() => app?.close())
+
+  const readsOfPurchasePrices = () => [
+    `${pricesPath}/list`,
+    `${pricesPath}/${id}`,
+    `${pricesPath}/${id}/history`,
+    `${pricesPath}/changes`,
+    `${pricesPath}/export`,
+  ]
+  const get = (url: string, token?: string) =>
+    app.inject({ method: 'GET', url, headers: token === undefined ? {} : bearer(token) })
+
+  test('purchase prices and the history need prices:read; the nomenclature search does not', async () => {
+    const optician = await hsToken({ preferred_username: 'optician', roles: ['catalog:read'] })
+    for (const url of readsOfPurchasePrices()) {
+      const response = await get(url, optician)
+      const body = assertProblem(response, 403)
+      assert.match(String(body.detail), /prices:read/, url)
+      assert.match(String(response.headers['www-authenticate']), /error="insufficient_scope", scope="prices:read"/)
+    }
+    const search = await app.inject({
+      method: 'POST',
+      url: '/api/v2/good/nomenclature/search/glasses',
+      headers: bearer(optician),
+      payload: { byPriceList: true },
+    })
+    assert.equal(search.statusCode, 200, search.body)
+  })
+
+  test('prices:read (in roles or scope) or prices:write reads them', async () => {
+    for (const claims of [{ roles: ['prices:read'] }, { scope: 'openid prices:read' }, { roles: ['prices:write'] }]) {
+      const token = await hsToken({ sub: 'manager', ...claims })
+      for (const url of readsOfPurchasePrices()) {
+        assert.equal((await get(url, token)).statusCode, 200, `${url} with ${JSON.stringify(claims)}`)
+      }
+    }
+    const listed = await get(`${pricesPath}/list`, await hsToken({ sub: 'm', roles: ['prices:read'] }))
+    assert.equal(listed.json().content[0].purchase, 4800)
+  })
+
+  test('metrics and info need a token with ACTUATOR_AUTH; health probes stay open', async () => {
+    for (const url of ['/actuator/prometheus', '/actuator/info']) {
+      assertUnauthorized(await get(url))
+      assert.equal((await get(url, await hsToken({ sub: 'prometheus' }))).statusCode, 200, url)
+    }
+    for (const url of ['/actuator/health', '/actuator/health/liveness', '/actuator/health/readiness']) {
+      assert.notEqual((await get(url)).statusCode, 401, url)
+    }
+  })
+
+  test('AUTH_MAX_TOKEN_AGE=1h refuses a token issued two hours ago, and one living a day', async () => {
+    const reader = { sub: 'm', roles: ['prices:read'] }
+    const old = await hsToken(reader, { issuedAt: now() - 2 * 3600, expiresAt: now() + 60 })
+    assertUnauthorized(await get(`${pricesPath}/list`, old), 'invalid_token', /older than the maximum token age/)
+    const long = await hsToken(reader, { expiresAt: now() + 86_400 })
+    assertUnauthorized(await get(`${pricesPath}/list`, long), 'invalid_token', /lives longer/)
   })
 })

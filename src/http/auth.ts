@@ -6,12 +6,25 @@ import { forbidden, type ProblemError, serviceUnavailable, unauthorized } from '
 /*
  * Bearer-token authentication (`AUTH_MODE=jwt`). Every `/api` request needs a valid token: signed with the shared
  * HS256 secret, or by a key of the OIDC provider's JWKS; unexpired; from `AUTH_ISSUER` and for `AUTH_AUDIENCE`
- * when those are set. Routes that write a price list or nomenclature (`config.writesCatalog`) also need the role
- * `prices:write`. Probes, metrics and the API documentation stay open.
+ * when those are set; issued no longer ago than `AUTH_MAX_TOKEN_AGE`, for no longer than that, and not in the
+ * future. Routes that write a price list or nomenclature (`config.writesCatalog`) also need the role
+ * `prices:write`; with `AUTH_PRICES_READ=on`, the glass price list's reads (`config.readsPurchasePrices`: purchase
+ * prices, the history and its users) need `prices:read` (or `prices:write`). Roles are read strictly: exact
+ * strings of a `roles` or `realm_access.roles` array, or words of the space-separated `scope`. Health probes and
+ * the API documentation stay open; `/actuator/info` and `/actuator/prometheus` too unless `ACTUATOR_AUTH=true`.
  */
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route shows purchase prices or the change history: with `AUTH_PRICES_READ=on` it needs `prices:read`. */
+    readsPurchasePrices?: boolean
+  }
+}
 
 /** The role a caller needs for every write of a price list or nomenclature. */
 export const WRITE_ROLE = 'prices:write'
+/** The role that reads purchase prices and the history, when `AUTH_PRICES_READ=on` (writers have it too). */
+export const READ_ROLE = 'prices:read'
 
 const REALM = 'optics-catalog'
 
@@ -25,29 +38,48 @@ export interface Principal {
   readonly roles: readonly string[]
 }
 
-/** Paths under authentication: the API. Everything else (actuator, OpenAPI, Swagger UI) is open. */
-function isProtected(url: string): boolean {
+/** The actuator's paths that tell about the service rather than probe it: behind a token with `ACTUATOR_AUTH`. */
+const actuatorDetails = new Set(['/actuator/info', '/actuator/prometheus'])
+
+/** Paths under authentication: the API (and with `ACTUATOR_AUTH`, info and metrics). Probes and docs are open. */
+function isProtected(url: string, actuatorAuth: boolean): boolean {
+  if (actuatorAuth && actuatorDetails.has(url)) return true
   return url === '/api' || url.startsWith('/api/') || url.startsWith('/api?')
+}
+
+function insufficientScope(role: string, what: string, name: string): ProblemError {
+  return forbidden(`${what} needs the role ${role}, which ${name} does not have`, {
+    'www-authenticate': `Bearer realm="${REALM}", error="insufficient_scope", scope="${role}"`,
+  })
 }
 
 /** Registers the authentication hook; with `AUTH_MODE=none` there is none and `request.principal` stays unset. */
 export function registerAuthentication(app: FastifyInstance): void {
   if (app.config.auth.mode !== 'jwt') return
-  const verify = tokenVerifier(app.config.auth)
+  const { auth } = app.config
+  const verify = tokenVerifier(auth)
   app.addHook('onRequest', async (request) => {
     // A CORS preflight carries no credentials; CORS answers it before this hook (or it is a 404/405).
     // The route's own pattern decides, so a percent-encoded path (`/%61pi/…`) cannot route around the check.
-    if (request.method === 'OPTIONS' || !isProtected(request.routeOptions.url ?? request.url)) return
+    const path = request.routeOptions.url ?? request.url
+    if (request.method === 'OPTIONS' || !isProtected(path, auth.actuatorAuth)) return
     const token = bearerToken(request)
     if (token === undefined) {
       throw unauthorized('This API needs a Bearer token (Authorization: Bearer …)', `Bearer realm="${REALM}"`)
     }
     const principal = await verify(token)
     request.principal = principal
-    if (request.routeOptions.config?.writesCatalog && !principal.roles.includes(WRITE_ROLE)) {
-      throw forbidden(`Changing prices needs the role ${WRITE_ROLE}, which ${principal.name} does not have`, {
-        'www-authenticate': `Bearer realm="${REALM}", error="insufficient_scope", scope="${WRITE_ROLE}"`,
-      })
+    const route = request.routeOptions.config
+    if (route?.writesCatalog && !principal.roles.includes(WRITE_ROLE)) {
+      throw insufficientScope(WRITE_ROLE, 'Changing prices', principal.name)
+    }
+    if (
+      auth.pricesRead === 'on' &&
+      route?.readsPurchasePrices &&
+      !principal.roles.includes(READ_ROLE) &&
+      !principal.roles.includes(WRITE_ROLE)
+    ) {
+      throw insufficientScope(READ_ROLE, 'Reading purchase prices and the change history', principal.name)
     }
   })
 }
@@ -69,10 +101,13 @@ export function tokenVerifier(auth: Config['auth']): (token: string) => Promise<
   const key: Uint8Array | JWTVerifyGetKey = remote
     ? createRemoteJWKSet(new URL(auth.jwksUrl!))
     : new TextEncoder().encode(auth.jwtSecret ?? '')
+  const maxAge = auth.maxTokenAgeSeconds
   const options = {
     algorithms: remote ? asymmetricAlgorithms : ['HS256'],
     clockTolerance: CLOCK_TOLERANCE_SECONDS,
     requiredClaims: ['exp'],
+    // jose then also requires `iat`, refuses it further in the past than this, and in the future.
+    ...(maxAge > 0 ? { maxTokenAge: maxAge } : {}),
     ...(auth.issuer ? { issuer: auth.issuer } : {}),
     ...(auth.audience ? { audience: auth.audience } : {}),
   }
@@ -82,6 +117,14 @@ export function tokenVerifier(auth: Config['auth']): (token: string) => Promise<
       payload = (await jwtVerify(token, key as never, options)).payload
     } catch (error) {
       throw verificationProblem(error, remote)
+    }
+    const now = Math.floor(Date.now() / 1000)
+    if (typeof payload.iat === 'number' && payload.iat > now + CLOCK_TOLERANCE_SECONDS) {
+      throw invalidToken('The token is issued in the future')
+    }
+    // A token that stays valid for years is as good as one without an expiry: its lifetime is bounded too.
+    if (maxAge > 0 && (payload.exp as number) - (payload.iat as number) > maxAge + CLOCK_TOLERANCE_SECONDS) {
+      throw invalidToken('The token lives longer than the maximum token age allows')
     }
     const name = principalNameOf(payload)
     if (name === undefined) throw invalidToken('The token names no user (preferred_username, name or sub)')
@@ -94,9 +137,14 @@ function invalidToken(description: string): ProblemError {
 }
 
 function verificationProblem(error: unknown, remote: boolean): ProblemError {
-  if (error instanceof errors.JWTExpired) return invalidToken('The token has expired')
+  if (error instanceof errors.JWTExpired) {
+    return invalidToken(
+      error.claim === 'iat' ? 'The token is older than the maximum token age' : 'The token has expired',
+    )
+  }
   if (error instanceof errors.JWTClaimValidationFailed) {
     const claim = error.claim
+    if (claim === 'iat' && error.reason === 'check_failed') return invalidToken('The token is issued in the future')
     if (claim === 'iss') return invalidToken('The token was issued by another issuer')
     if (claim === 'aud') return invalidToken('The token is meant for another audience')
     if (claim === 'nbf') return invalidToken('The token is not valid yet')
@@ -129,15 +177,21 @@ function principalNameOf(payload: JWTPayload): string | undefined {
   return nonEmptyString(payload.preferred_username) ?? nonEmptyString(payload.name) ?? nonEmptyString(payload.sub)
 }
 
-/** Roles from `roles`, Keycloak's `realm_access.roles` and the space-separated `scope`. */
+/**
+ * Roles, strictly: the exact strings of the arrays `roles` and Keycloak's `realm_access.roles`, and the words of the
+ * space-separated `scope` (RFC 6749). Anything else grants nothing: a `roles` string, nested arrays, non-strings,
+ * a role with spaces or tabs around it.
+ */
 function rolesOf(payload: JWTPayload): string[] {
   const roles = new Set<string>()
-  const add = (value: unknown) => {
-    if (Array.isArray(value)) for (const item of value) add(item)
-    else if (typeof value === 'string') for (const word of value.split(/\s+/)) if (word) roles.add(word)
+  const addArray = (value: unknown) => {
+    if (!Array.isArray(value)) return
+    for (const item of value) if (typeof item === 'string' && item !== '') roles.add(item)
   }
-  add(payload.roles)
-  add((payload.realm_access as { roles?: unknown } | undefined)?.roles)
-  add(payload.scope)
+  addArray(payload.roles)
+  const realm = payload.realm_access
+  if (realm !== null && typeof realm === 'object' && !Array.isArray(realm))
+    addArray((realm as { roles?: unknown }).roles)
+  if (typeof payload.scope === 'string') for (const word of payload.scope.split(' ')) if (word !== '') roles.add(word)
   return [...roles]
 }

@@ -3,7 +3,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import packageJson from '../../package.json' with { type: 'json' }
-import { WRITE_ROLE } from './auth.js'
+import { READ_ROLE, WRITE_ROLE } from './auth.js'
 import { ProblemSchema } from './schemas.js'
 
 /*
@@ -69,7 +69,7 @@ function documentAuthentication(document: JsonObject): JsonObject {
       type: 'http',
       scheme: 'bearer',
       bearerFormat: 'JWT',
-      description: `A token of the configured issuer; writes of prices also need the role ${WRITE_ROLE}.`,
+      description: `A token of the configured issuer; writes of prices also need the role ${WRITE_ROLE}, and with AUTH_PRICES_READ=on the glass price list's reads need ${READ_ROLE}.`,
     },
   }
   document.components = components

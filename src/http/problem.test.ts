@@ -9,6 +9,7 @@ import { buildTestApp, eachDatabase, testConfig } from '../../test/harness.js'
 import { buildApp } from '../app.js'
 import { routesOf } from './problem.js'
 import { PROBLEM_CODES, type ProblemCode } from './problem-types.js'
+import { requestSignal } from './request-timeout.js'
 
 /* Every error is RFC 9457 problem details, whatever raised it: routes, the router, the body parser, the database. */
 
@@ -89,14 +90,15 @@ eachDatabase('errors as problem details', (ctx) => {
       assert.equal(head.body, '')
     })
 
-    test('every API route documents the problems answered before it: 401, 429, 403 on writes, 413/415 with a body', () => {
+    test('every API route documents the problems answered before it: 401, 429, 403 on writes and price reads, 413/415 with a body', () => {
       const api = routesOf(app).filter((route) => route.url.startsWith('/api/'))
       assert.ok(api.length >= 15)
       for (const route of api) {
         const documented = Object.keys((route.options.schema?.response ?? {}) as object)
         const name = `${route.method} ${route.url}`
         for (const status of ['401', '429']) assert.ok(documented.includes(status), `${name} ${status}`)
-        assert.equal(documented.includes('403'), route.options.config?.writesCatalog === true, `${name} 403`)
+        const roles = route.options.config?.writesCatalog === true || route.options.config?.readsPurchasePrices === true
+        assert.equal(documented.includes('403'), roles, `${name} 403`)
         const readsBody = route.options.schema?.body !== undefined
         for (const status of ['413', '415']) assert.equal(documented.includes(status), readsBody, `${name} ${status}`)
       }
@@ -283,7 +285,7 @@ eachDatabase('errors: the unexpected and the slow', (ctx) => {
     })
     app.get('/stuck', async (request) => {
       // Answers nothing until the timeout aborts it.
-      await once(request.signal, 'abort')
+      await once(requestSignal(request), 'abort')
       return {}
     })
     await app.ready()

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'
 import FindMyWay, { type HTTPMethod } from 'find-my-way'
 import { defaultProblemCode, type ProblemCode, problemTypeUri } from './problem-types.js'
+import { isAbandonment, RequestBodyTimeoutError, RequestTimeoutError } from './request-timeout.js'
 
 /*
  * Every error leaves the service as RFC 9457 problem details (`application/problem+json`), from one handler,
@@ -236,8 +237,18 @@ export function registerProblemHandlers(app: FastifyInstance): void {
         code: 'malformed-body',
       })
     }
-    if (code === 'FST_ERR_HANDLER_TIMEOUT') {
-      request.log.warn({ timeoutMs: app.config.requestTimeoutMs }, 'request timed out')
+    if (error instanceof RequestBodyTimeoutError) {
+      request.log.info({ timeoutMs: error.timeoutMs }, 'request body timed out')
+      return sendProblem(reply, request, 408, 'The request did not arrive in time')
+    }
+    if (isAbandonment(error) && !(error instanceof RequestTimeoutError)) {
+      // The client left (or the work was abandoned): nobody reads this answer; the log says what happened.
+      request.log.info({ reason: error.message }, 'request abandoned; its database work was cancelled')
+      return sendProblem(reply, request, 503, 'The request was abandoned', { headers: { 'retry-after': '5' } })
+    }
+    if (error instanceof RequestTimeoutError || code === 'FST_ERR_HANDLER_TIMEOUT') {
+      const timeoutMs = error instanceof RequestTimeoutError ? error.timeoutMs : app.config.requestTimeoutMs
+      request.log.warn({ timeoutMs }, 'request timed out; its database work was cancelled')
       return sendProblem(reply, request, 503, 'The request took too long and was abandoned; try again shortly', {
         code: 'service-timeout',
         headers: { 'retry-after': '5' },
@@ -315,11 +326,11 @@ export function registerProblemHandlers(app: FastifyInstance): void {
 function withEdgeProblems(
   url: string,
   schema: Record<string, unknown>,
-  config: { writesCatalog?: boolean } | undefined,
+  config: { writesCatalog?: boolean; readsPurchasePrices?: boolean } | undefined,
 ): Record<string, unknown> {
   const statuses: number[] = []
   if (url.startsWith('/api/')) statuses.push(401, 429)
-  if (url.startsWith('/api/') && config?.writesCatalog) statuses.push(403)
+  if (url.startsWith('/api/') && (config?.writesCatalog || config?.readsPurchasePrices)) statuses.push(403)
   if (schema.body) statuses.push(413, 415)
   const response = { ...(schema.response as Record<string, unknown> | undefined) }
   let added = false

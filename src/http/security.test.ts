@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { after, before, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { pricesPath } from '../../test/fixtures/glass-prices.js'
-import { buildTestApp, eachDatabase, testConfig } from '../../test/harness.js'
-import { securityServerOptions } from './security.js'
+import { buildTestApp, eachDatabase } from '../../test/harness.js'
 
-/* Security headers, CORS, the per-client rate limit and the timeouts, as a browser or a client meets them. */
+/* Security headers, CORS and the per-client rate limit, as a browser or a client meets them (timeouts: request-timeout.test.ts). */
 
 const FRONT_END = 'https://shop.optics.example'
 
@@ -222,16 +221,5 @@ eachDatabase('rate limit off', (ctx) => {
       assert.equal(response.statusCode, 200)
       assert.equal(response.headers['x-ratelimit-limit'], undefined)
     }
-  })
-})
-
-describe('timeouts', () => {
-  test('REQUEST_TIMEOUT_MS bounds receiving and answering a request; the socket outlives the answer', () => {
-    const options = securityServerOptions(testConfig({ REQUEST_TIMEOUT_MS: '30000' }))
-    assert.equal(options.requestTimeout, 30_000)
-    assert.equal(options.handlerTimeout, 30_000)
-    assert.ok((options.connectionTimeout ?? 0) > 30_000)
-    const off = securityServerOptions(testConfig({ REQUEST_TIMEOUT_MS: '0' }))
-    assert.deepEqual([off.requestTimeout, off.handlerTimeout, off.connectionTimeout], [0, 0, 0])
   })
 })

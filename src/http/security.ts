@@ -47,17 +47,30 @@ const corsExposedHeaders = ['ETag', 'X-Changed-Count', 'X-Price-Change-Batch', '
 const unlimitedPrefix = '/actuator/'
 
 /**
- * Server options of the limits. `REQUEST_TIMEOUT_MS` bounds both receiving a request (a slow client gets a 408)
- * and answering it (a 503 problem after that long); the socket timeout is a little longer, so the answer goes
- * first and only a connection that is really stuck is cut. 0 turns them all off.
+ * Server options of the limits. `REQUEST_TIMEOUT_MS` bounds receiving a request's body (a slow client gets a 408)
+ * and answering it (a 503 problem after that long: request-timeout.ts, not Fastify's handler timeout, which never
+ * fires for a request with a body); `HEADERS_TIMEOUT_MS` bounds receiving its headers. Node checks those two
+ * bounds every `connectionsCheckingInterval` (30 s by default, which let a slow client keep a socket up to 30 s
+ * longer): here a twentieth of the shorter bound, so a cut comes within 5 % of it. The socket timeout is a little
+ * longer than the request's, so the answer goes first and only a connection that is really stuck is cut. 0 turns
+ * them all off.
  */
-export function securityServerOptions(
-  config: Config,
-): Pick<FastifyServerOptions, 'requestTimeout' | 'handlerTimeout' | 'connectionTimeout' | 'trustProxy'> {
+export function securityServerOptions(config: Config): Pick<
+  FastifyServerOptions,
+  'requestTimeout' | 'connectionTimeout' | 'trustProxy'
+> & {
+  http: { requestTimeout: number; headersTimeout: number; connectionsCheckingInterval: number }
+} {
   const timeout = config.requestTimeoutMs
+  const headersTimeout = timeout === 0 ? 0 : Math.min(config.headersTimeoutMs, timeout)
+  const shortest = Math.min(...[timeout, headersTimeout].filter((bound) => bound > 0), 30_000)
   return {
     requestTimeout: timeout,
-    handlerTimeout: timeout,
+    http: {
+      requestTimeout: timeout,
+      headersTimeout,
+      connectionsCheckingInterval: Math.max(25, Math.floor(shortest / 20)),
+    },
     connectionTimeout: timeout === 0 ? 0 : timeout + 5_000,
     trustProxy: typeof config.trustProxy === 'object' ? [...config.trustProxy] : config.trustProxy,
   }

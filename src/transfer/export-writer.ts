@@ -4,6 +4,7 @@ import { stringify } from 'csv-stringify'
 import ExcelJS from 'exceljs'
 import type { Kysely } from 'kysely'
 import type { Kind } from '../catalog/kind.js'
+import { neutraliseFormula } from './formula-cells.js'
 import { type TransferColumn, type TransferTable, transferColumns } from './transfer-columns.js'
 
 /*
@@ -25,7 +26,11 @@ export interface CsvExportOptions {
 
 const isNumeric = (column: TransferColumn) => column.type !== 'text'
 
-/** Writes batches of rows as CSV with a header of API names; resolves when everything is flushed into `out`. */
+/**
+ * Writes batches of rows as CSV with a header of API names; resolves when everything is flushed into `out`. A text
+ * cell a spreadsheet would run as a formula is written with a `'` in front (formula-cells.ts); the import takes it
+ * off again.
+ */
 export async function writeCsv(
   batches: AsyncIterable<readonly ExportRow[]>,
   columns: readonly TransferColumn[],
@@ -52,7 +57,8 @@ export async function writeCsv(
           const value = row[column.column]
           if (value === null || value === undefined) return ''
           const text = String(value)
-          return excel && isNumeric(column) ? text.replace('.', ',') : text
+          if (!isNumeric(column)) return neutraliseFormula(text)
+          return excel ? text.replace('.', ',') : text
         }),
       )
       count++

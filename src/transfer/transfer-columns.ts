@@ -1,5 +1,6 @@
 import { entryFieldColumns, skuFieldColumns } from '../catalog/catalog-repository.js'
 import type { Kind, ValueType } from '../catalog/kind.js'
+import { restoreFormula } from './formula-cells.js'
 
 /*
  * The columns of a kind's price list and nomenclature as files see them (header = API field names), with the
@@ -80,7 +81,8 @@ const groupingSpaces = /(?<=\d)[\s\u00a0\u202f](?=\d)/g
 /**
  * Checks one value of a file against its column's rule; returns the text to load (a canonical decimal for
  * numbers, NULL for an empty cell) or a reason. `decimalComma` accepts `1 234,50` as spreadsheets in Russian
- * write it (only in files separated by `;`, where the comma cannot be a separator).
+ * write it (only in files separated by `;`, where the comma cannot be a separator). A text cell `'=…` (a formula
+ * an export neutralised) loses its first `'`.
  */
 export function parseValue(column: TransferColumn, raw: string, decimalComma: boolean): ParsedValue {
   if (raw.includes('\u0000')) return { error: 'contains a NUL character' }
@@ -88,10 +90,12 @@ export function parseValue(column: TransferColumn, raw: string, decimalComma: bo
   const text = raw.trim()
   if (text === '') return column.required ? { error: 'is required' } : { value: null }
   if (column.type === 'text') {
+    // An export wrote `'` before a text a spreadsheet would run as a formula: the value is what follows it.
+    const value = restoreFormula(text)
     // Characters, not UTF-16 units, count; a text of at most that many units cannot be too long.
-    return text.length > MAX_TEXT_LENGTH && [...text].length > MAX_TEXT_LENGTH
+    return value.length > MAX_TEXT_LENGTH && [...value].length > MAX_TEXT_LENGTH
       ? { error: `is longer than ${MAX_TEXT_LENGTH} characters` }
-      : { value: text }
+      : { value }
   }
   const number = decimalComma ? text.replace(groupingSpaces, '').replace(',', '.') : text
   if (column.type === 'integer') {

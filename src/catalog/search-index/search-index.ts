@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { CompiledQuery } from 'kysely'
 import type { Database, RawClient } from '../../db/database.js'
+import { outsideRequest } from '../../db/request-work.js'
 import type { GlassPriceListItem } from '../../glass-prices/glass-price-schemas.js'
 import type { Page } from '../../http/page.js'
 import type { Facets } from '../facets.js'
@@ -88,7 +89,8 @@ class VersionReader {
 
   #start(): Promise<Map<string, KindVersions>> {
     this.#next = undefined
-    const running = this.#read()
+    // Shared by the requests that wait for it: not one request's work (db/request-work.ts).
+    const running = outsideRequest(() => this.#read())
     this.#running = running
     const clear = () => {
       if (this.#running === running) this.#running = undefined
@@ -318,7 +320,10 @@ export class SearchIndex implements SearchIndexService {
     if (this.#closed) return undefined
     if (state.loading) return state.loading
     this.#expectLoad(state)
-    const loading = this.#checkUsable().then((usable) => (usable ? this.#load(kind) : undefined))
+    // A load serves every request after it: it is nobody's request work (db/request-work.ts).
+    const loading = outsideRequest(() => this.#checkUsable()).then((usable) =>
+      usable ? outsideRequest(() => this.#load(kind)) : undefined,
+    )
     loading.catch((error: unknown) => this.#log.warn({ err: error, kind: kind.path }, 'search index: a load failed'))
     return loading
   }
@@ -339,8 +344,8 @@ export class SearchIndex implements SearchIndexService {
     if (state.loading) return state.loading
     if (!state.startReading) this.#expectLoad(state)
     let warm: (() => void) | undefined
-    const loading = this.#db
-      .rawTransaction(
+    const loading = outsideRequest(() =>
+      this.#db.rawTransaction(
         async (client) => {
           await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ')
           if (this.#db.driver === 'postgres') await client.query('SET LOCAL statement_timeout = 0')
@@ -425,7 +430,8 @@ export class SearchIndex implements SearchIndexService {
           )
         },
         { read: true },
-      )
+      ),
+    )
       .then(() => {
         if (warm) setImmediate(warm)
       })
