@@ -405,6 +405,19 @@ export async function buildScenarios(setup: ScenarioSetup): Promise<Scenario[]> 
   return scenarios
 }
 
+/**
+ * `fetch`, sent once more when the connection fails before an answer (a kept-alive socket the server closed as it
+ * was reused): only for requests whose repetition changes nothing more (a PUT of the same body, a search).
+ */
+async function idempotentFetch(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init)
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error
+    return fetch(url, init)
+  }
+}
+
 /** Price edits, one after another, each followed at once by the search that must show it. */
 const WRITES_PER_RUN = 100
 
@@ -456,7 +469,7 @@ async function writeThenSearchScenario(db: Database): Promise<OneShotScenario> {
     async service({ baseUrl }, run) {
       for (let index = 0; index < WRITES_PER_RUN; index++) {
         const entry = pick(run, index, 0)
-        const written = await fetch(`${baseUrl}/api/v2/glasses/prices/${entry.id}`, {
+        const written = await idempotentFetch(`${baseUrl}/api/v2/glasses/prices/${entry.id}`, {
           method: 'PUT',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({
@@ -468,7 +481,7 @@ async function writeThenSearchScenario(db: Database): Promise<OneShotScenario> {
           }),
         })
         if (written.status !== 200) throw new Error(`PUT answered ${written.status}: ${await written.text()}`)
-        const found = await fetch(`${baseUrl}/api/v2/good/nomenclature/search/glasses?size=100`, {
+        const found = await idempotentFetch(`${baseUrl}/api/v2/good/nomenclature/search/glasses?size=100`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ byPriceList: true, ...filtersOf(entry) }),

@@ -26,6 +26,7 @@ import {
   type Column,
   ColumnBuilder,
   countingPass,
+  Lazy,
   NULL_CODE,
   rowRanks,
   sortByIds,
@@ -397,10 +398,11 @@ export async function applyPriceChanges(
   const next = priceTable(kind, table, dataGeneration, false)
   carryOrders(prices, next, table.oldToNew, table.addedRows)
   // The pairing follows the entries' moves; a SKU whose entry went or came is looked up again.
+  // Carried only from a pairing in use (computed): an unused one is left to be computed if ever needed.
   const kept = matview && entryRowsKept.get(matview)
-  if (matview && kept?.prices === prices) {
+  if (matview && kept?.prices === prices && kept.rows.ready) {
     keepEntryRows(matview, next, () => {
-      const before = kept.rows()
+      const before = kept.rows.get()
       const rows = new Int32Array(matview.rows)
       for (let row = 0; row < matview.rows; row++) {
         const old = before[row] as number
@@ -466,9 +468,9 @@ export async function applyMatviewChanges(
   carryOrders(matview, next, table.oldToNew, table.addedRows)
   // The pairing with the entries: kept for the rows that stayed, looked up for the others.
   const kept = prices && entryRowsKept.get(matview)
-  if (prices && kept?.prices === prices) {
+  if (prices && kept?.prices === prices && kept.rows.ready) {
     keepEntryRows(next, prices, () => {
-      const before = kept.rows()
+      const before = kept.rows.get()
       const rows = new Int32Array(next.rows).fill(-2)
       for (let row = 0; row < matview.rows; row++) {
         const moved = table.oldToNew[row] as number
@@ -543,17 +545,16 @@ function matviewConditions(
 }
 
 /** Per matview, its pairing with one price table (computed on first use; carried over by writes). */
-const entryRowsKept = new WeakMap<MatviewTable, { prices: PriceTable; rows: () => Int32Array }>()
+const entryRowsKept = new WeakMap<MatviewTable, { prices: PriceTable; rows: Lazy<Int32Array> }>()
 
 function keepEntryRows(matview: MatviewTable, prices: PriceTable, make: () => Int32Array): void {
-  let rows: Int32Array | undefined
-  entryRowsKept.set(matview, { prices, rows: () => (rows ??= make()) })
+  entryRowsKept.set(matview, { prices, rows: new Lazy(make) })
 }
 
 /** Per matview row, the row of its entry in `prices` (-1 where the entry is not there). */
 function entryRowsOf(matview: MatviewTable, prices: PriceTable): Int32Array {
   const kept = entryRowsKept.get(matview)
-  if (kept?.prices === prices) return kept.rows()
+  if (kept?.prices === prices) return kept.rows.get()
   keepEntryRows(matview, prices, () => {
     const rows = new Int32Array(matview.rows)
     for (let row = 0; row < matview.rows; row++) rows[row] = rowOfEntry(prices, matview.priceIds[row] as number)
@@ -717,7 +718,7 @@ interface KeptOrder {
   readonly specs: readonly KeySpec[]
   readonly tieDescending: boolean
   /** The table's rows in that order (computed on first use). */
-  readonly rows: () => Uint32Array
+  readonly rows: Lazy<Uint32Array>
 }
 
 // Every listing order both ways and the retail price both ways, with room for a few more.
@@ -735,7 +736,7 @@ function sortedPermutation(table: Table, specs: readonly KeySpec[], tieDescendin
   if (kept && found) {
     kept.delete(name)
     kept.set(name, found)
-    return found.rows()
+    return found.rows.get()
   }
   let order: Uint32Array = tieDescending ? table.rowByTie.slice().reverse() : table.rowByTie
   const rank = new Uint32Array(table.rows)
@@ -747,7 +748,7 @@ function sortedPermutation(table: Table, specs: readonly KeySpec[], tieDescendin
   }
   if (order === table.rowByTie) order = order.slice()
   const rows = order
-  keep(table, { specs, tieDescending, rows: () => rows })
+  keep(table, { specs, tieDescending, rows: Lazy.of(rows) })
   return order
 }
 
@@ -769,12 +770,15 @@ function keep(table: Table, order: KeptOrder): void {
 function carryOrders(old: Table, next: Table, oldToNew: Int32Array, added: Uint32Array): void {
   const kept = keptOrders.get(old)
   if (!kept) return
-  for (const { specs, tieDescending, rows: oldRows } of kept.values()) {
-    let carried: Uint32Array | undefined
+  // Only orders in use (computed) are carried: one never asked for since the last write is dropped, so no chain of
+  // versions builds up behind orders nobody reads.
+  for (const { specs, tieDescending, rows } of kept.values()) {
+    if (!rows.ready) continue
+    const before = rows.get()
     keep(next, {
       specs,
       tieDescending,
-      rows: () => (carried ??= carryOrder(next, specs, tieDescending, oldRows(), oldToNew, added)),
+      rows: new Lazy(() => carryOrder(next, specs, tieDescending, before, oldToNew, added)),
     })
   }
 }
@@ -1097,9 +1101,6 @@ export function listingTable(
  * listing order of the glass price list) and the similarity postings of large suggestion fields.
  */
 export function warmTables(kind: Kind, tables: IndexedSearch, timezoneListing: boolean): void {
-  // Orders carried over from an earlier version settle now, so no chain of versions stays reachable through them.
-  for (const table of [tables.matview, tables.prices])
-    for (const order of keptOrders.get(table)?.values() ?? []) order.rows()
   prepare(kind, tables.matview.columns, false)
   prepare(kind, tables.prices.columns, true)
   for (const table of [tables.matview, tables.prices]) for (const column of table.columns.values()) void column.postings

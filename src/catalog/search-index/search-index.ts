@@ -343,7 +343,6 @@ export class SearchIndex implements SearchIndexService {
     const state = this.#states.get(kind.path) as KindState
     if (state.loading) return state.loading
     if (!state.startReading) this.#expectLoad(state)
-    let warm: (() => void) | undefined
     const loading = outsideRequest(() =>
       this.#db.rawTransaction(
         async (client) => {
@@ -406,16 +405,10 @@ export class SearchIndex implements SearchIndexService {
             }
           }
           const tables = { matview, prices }
-          // What requests would otherwise build on first use: at once after a read (requests wait for the load
-          // anyway), else once the requests waiting for this load have been answered (a change keeps most of it).
-          if (how === 'read') warmTables(kind, tables, kind === glasses)
-          else {
-            warm = () => {
-              if (state.matview === tables.matview && state.prices === tables.prices) {
-                warmTables(kind, tables, kind === glasses)
-              }
-            }
-          }
+          // What requests would otherwise build on first use, built at once after a read (requests wait for the
+          // load anyway). After changes, what requests use is carried over and the rest is built on first use:
+          // writes may come every second, and most of what a warm-up builds would never be read in between.
+          if (how === 'read') warmTables(kind, { matview, prices }, kind === glasses)
           state.matview = matview
           state.prices = prices
           this.#log.debug(
@@ -431,16 +424,12 @@ export class SearchIndex implements SearchIndexService {
         },
         { read: true },
       ),
-    )
-      .then(() => {
-        if (warm) setImmediate(warm)
-      })
-      .finally(() => {
-        if (state.loading === loading) {
-          state.loading = undefined
-          state.startReading = undefined
-        }
-      })
+    ).finally(() => {
+      if (state.loading === loading) {
+        state.loading = undefined
+        state.startReading = undefined
+      }
+    })
     state.loading = loading
     return loading
   }
