@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import packageJson from '../../package.json' with { type: 'json' }
 import { readCatalogStates } from '../catalog/catalog-state.js'
 import type { RefreshEvent } from '../catalog/matview-refresh.js'
@@ -88,6 +88,41 @@ export function registerMetrics(app: FastifyInstance): ServiceMetrics {
       this.set({ version: packageJson.version, driver: app.db.driver }, 1)
     },
   })
+
+  // The search index counts in place; each scrape adds what it counted since the last one.
+  const indexCounter = <L extends string>(
+    name: string,
+    help: string,
+    label: L,
+    read: () => Readonly<Record<string, number>>,
+  ) => {
+    const seen = new Map<string, number>()
+    return new Counter({
+      name,
+      help,
+      labelNames: [label] as const,
+      registers: [registry],
+      collect() {
+        for (const [value, count] of Object.entries(read())) {
+          const delta = count - (seen.get(value) ?? 0)
+          if (delta > 0) this.inc({ [label]: value } as Record<L, string>, delta)
+          seen.set(value, count)
+        }
+      },
+    })
+  }
+  indexCounter(
+    'optics_search_index_answers_total',
+    'Searches, facets, suggestions and listings answered from the in-memory index or from SQL',
+    'source',
+    () => ({ ...app.searchIndex.served }),
+  )
+  indexCounter(
+    'optics_search_index_loads_total',
+    'Tables of the search index read in full, or brought forward by the rows a write changed',
+    'how',
+    () => ({ ...app.searchIndex.loads }),
+  )
 
   const poolGauge = (name: string, help: string, read: (stats: PoolStats) => number) =>
     new Gauge({

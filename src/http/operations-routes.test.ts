@@ -88,6 +88,19 @@ eachDatabase('operations: probes, info and metrics', (ctx) => {
       assert.equal(sample(text, 'optics_database_up'), 1)
     })
 
+    test('the search index says how many answers it gave and how its tables were loaded', async () => {
+      await app.searchIndex.catchUp()
+      const before = await scrape()
+      const fromIndex = sample(before, 'optics_search_index_answers_total', { source: 'index' }) ?? 0
+      const suggested = await app.inject({
+        url: '/api/v2/good/nomenclature/suggest?kind=glasses&field=brand&byPriceList=false&q=ra',
+      })
+      assert.equal(suggested.statusCode, 200)
+      const after = await scrape()
+      assert.equal(sample(after, 'optics_search_index_answers_total', { source: 'index' }), fromIndex + 1)
+      assert.ok((sample(after, 'optics_search_index_loads_total', { how: 'read' }) ?? 0) >= 1)
+    })
+
     test('requests are counted and timed by route pattern and status, never by raw URL', async () => {
       await app.inject({ url: `${pricesPath}/912345` })
       await app.inject({ url: `${pricesPath}/912346` })
