@@ -404,7 +404,6 @@ export class SearchIndex implements SearchIndexService {
               this.loads.read++
             }
           }
-          const tables = { matview, prices }
           // What requests would otherwise build on first use, built at once after a read (requests wait for the
           // load anyway). After changes, what requests use is carried over and the rest is built on first use:
           // writes may come every second, and most of what a warm-up builds would never be read in between.
