@@ -81,7 +81,10 @@ test('a table merged with its changes equals the table read anew', () => {
         maxLength: 120,
       }),
       fc.array(fc.integer({ min: 1, max: 400 }), { maxLength: 40 }),
-      fc.array(fc.record({ brand: fc.oneof(brands, fc.string({ maxLength: 4 })), price: prices }), { maxLength: 40 }),
+      fc.array(
+        fc.record({ brand: fc.oneof(brands, fc.string({ maxLength: 4 })), price: prices, priceOnly: fc.boolean() }),
+        { maxLength: 40 },
+      ),
       (start, touched, values) => {
         const old = tableOf(start)
         const before = contents(old)
@@ -92,7 +95,9 @@ test('a table merged with its changes equals the table read anew', () => {
         changed.forEach((id, index) => {
           const value = values[index]
           if (value) {
-            const row = { id, ...value }
+            // A price edit keeps the row's place (the commonest write); otherwise the row may move anywhere.
+            const brand = value.priceOnly && now.has(id) ? (now.get(id) as Row).brand : value.brand
+            const row = { id, brand, price: value.price }
             now.set(id, row)
             added.push(row)
           } else now.delete(id)
@@ -126,4 +131,36 @@ test('a table merged with its changes equals the table read anew', () => {
     ),
     { numRuns: 300 },
   )
+})
+
+test('a price edit that keeps its row in place copies only the column it changed', () => {
+  const old = tableOf([
+    { id: 1, brand: 'Oakley', price: '100' },
+    { id: 2, brand: 'Ray-Ban', price: '200' },
+    { id: 3, brand: 'Zeiss', price: '300' },
+  ])
+  const merged = mergeRows(
+    old,
+    {
+      removed: Uint8Array.from([0, 1, 0]),
+      rows: 1,
+      values: new Map([
+        ['brand', ['Ray-Ban']],
+        ['price', ['250']],
+      ]),
+      ids: [Float64Array.from([2])],
+    },
+    ['brand', 'price'],
+    forms,
+  )
+  assert.deepEqual(contents(merged).rows, [
+    [1, 'Oakley', 100],
+    [2, 'Ray-Ban', 250],
+    [3, 'Zeiss', 300],
+  ])
+  assert.equal(merged.ids, old.ids, 'the ids are kept')
+  assert.equal(merged.rowByTie, old.rowByTie, 'the tiebreak order is kept')
+  assert.equal(merged.columns.get('brand'), old.columns.get('brand'), 'an unchanged column is kept, postings and all')
+  assert.notEqual(merged.columns.get('price'), old.columns.get('price'))
+  assert.deepEqual(contents(old).rows[1], [2, 'Ray-Ban', 200], 'the old table is unchanged')
 })

@@ -143,10 +143,33 @@ export function mergeRows(
     for (let index = 0; index < added; index++) target[addedToNew[index] as number] = fresh[index] as number
     return target
   }
+  // The commonest write, a price edited: every row read again lands where it was, with its id. Then the ids and the
+  // tiebreak order stay as they are, and so does every column whose values at those rows did not change (the same
+  // object, with its postings): a column that changed is copied and patched.
+  let inPlace = rows === oldRows
+  for (let index = 0; inPlace && index < runs.length; index += 3) inPlace = runs[index] === runs[index + 1]
+  for (let row = 0; inPlace && row < added; row++) {
+    const at = addedToNew[row] as number
+    for (let index = 0; inPlace && index < oldIds.length; index++) {
+      inPlace = (changes.ids[index] as Float64Array)[row] === (oldIds[index] as Float64Array)[at]
+    }
+  }
   const columns = new Map<string, Column>()
   for (const [name, column] of extended) {
-    const old = (table.columns.get(name) as Column).codes
+    const previous = table.columns.get(name) as Column
+    const old = previous.codes
+    if (inPlace && column.values === previous.values) {
+      let same = true
+      for (let row = 0; same && row < added; row++) same = column.codes[row] === old[addedToNew[row] as number]
+      if (same) {
+        columns.set(name, previous)
+        continue
+      }
+    }
     columns.set(name, column.withCodes(gather(codesFor(column.distinct, rows), old, column.codes)))
+  }
+  if (inPlace) {
+    return { rows, columns, ids: oldIds, tie: table.tie, rowByTie: table.rowByTie, oldToNew, addedRows: addedToNew }
   }
   const ids = oldIds.map((old, index) => gather(new Float64Array(rows), old, changes.ids[index] as Float64Array))
 
