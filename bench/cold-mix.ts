@@ -1,4 +1,5 @@
 import { CompiledQuery, type Kysely, sql } from 'kysely'
+import { readCountedPage } from '../src/catalog/counted-page.js'
 import { normaliseKeyText, Random } from '../src/catalog/demo-generator.js'
 import { searchFacets } from '../src/catalog/facets.js'
 import type { Filter, Kind, PrescriptionRole } from '../src/catalog/kind.js'
@@ -16,7 +17,6 @@ import {
   activeFilters,
   buildSearchQuery,
   escapeLike,
-  FENCED_MATCHES,
   type FilterValues,
   fieldSql,
 } from '../src/catalog/search-query.js'
@@ -25,7 +25,7 @@ import type { Database } from '../src/db/database.js'
 import { type GlassPriceFilter, glassPriceFilterConditions } from '../src/glass-prices/glass-price-filter.js'
 import { buildListingQueries } from '../src/glass-prices/glass-price-repository.js'
 import type { SortColumn, SortDirection } from '../src/glass-prices/glass-price-schemas.js'
-import type { SortOrder } from '../src/http/page.js'
+import type { PageRequest, SortOrder } from '../src/http/page.js'
 import type { HttpRequestSpec } from './load.js'
 import type { BenchRequest, LoadScenario } from './scenarios.js'
 
@@ -238,32 +238,36 @@ export function listingPath(
   return `/api/v2/glasses/prices/list?${query}`
 }
 
-/**
- * The floor of a counted page, as the service reads one when nothing is cached: unfiltered, the page, then the
- * count only when the page cannot tell the total; filtered, the count, then the page (fenced when the matches are
- * few) unless it lies past the end.
- */
-function countedFloor(
-  filtered: boolean,
-  page: number,
-  size: number,
-  queries: (fenced: boolean) => { page: { execute(): Promise<unknown[]> }; count: { execute(): Promise<unknown[]> } },
-) {
-  return async () => {
-    if (!filtered) {
-      const rows = await queries(false).page.execute()
-      if (page > 0 || rows.length === size) await queries(false).count.execute()
-      return
-    }
-    const [counted] = (await queries(false).count.execute()) as { count?: number | string }[]
-    const total = Number(counted?.count ?? 0)
-    if (page * size >= total) return
-    await queries(total <= FENCED_MATCHES).page.execute()
-  }
+type PageQueries = (options: { fenced?: boolean; walk?: number }) => {
+  page: { execute(): Promise<unknown[]> }
+  count: { execute(): Promise<unknown[]> }
 }
 
-/** A search's floor: count, then the page (fenced when the matches are few) unless it lies past the end. */
-function searchFloor(
+/**
+ * The floor of a counted page: the service's own reading of one (`readCountedPage`) with nothing cached, so the
+ * floor sends the statements the service sends: unfiltered, the page, then the count only when the page cannot
+ * tell the total; filtered, the count, then the page (fenced when the matches are few, else walked no further than
+ * the matches and fenced if that falls short) unless it lies past the end.
+ */
+function countedFloor(filtered: boolean, walkable: boolean, page: PageRequest, queries: PageQueries) {
+  return () =>
+    readCountedPage<unknown>({
+      filtered,
+      walkable,
+      countKey: '',
+      pageKey: '',
+      page,
+      async count() {
+        const [counted] = (await queries({}).count.execute()) as { count?: number | string }[]
+        return { value: Number(counted?.count ?? 0), version: null }
+      },
+      currentVersion: async () => null,
+      readRows: async (fenced, walk) => ({ rows: await queries({ fenced, walk }).page.execute(), version: undefined }),
+    })
+}
+
+/** A search's floor: what the service's SQL path sends for it (see {@link countedFloor}). */
+export function searchFloor(
   kind: Kind,
   byPriceList: boolean,
   filters: FilterValues,
@@ -274,16 +278,22 @@ function searchFloor(
   const request = { byPriceList, filters: readPrescription(kind, filters), page: { page, size, sort } }
   const filtered = activeFilters(kind, request.filters).length > 0
   return (database: Database) =>
-    countedFloor(filtered, page, size, (fenced) =>
-      buildSearchQuery(database.read as AnyDb, kind, request, { fenced }),
+    countedFloor(filtered, sort.length === 0, request.page, (options) =>
+      buildSearchQuery(database.read as AnyDb, kind, request, options),
     )()
 }
 
-function listingFloor(filter: GlassPriceFilter, sortColumn: SortColumn, sortDirection: SortDirection, page: number) {
+/** A listing's floor: what the service's SQL path sends for it (see {@link countedFloor}). */
+export function listingFloor(
+  filter: GlassPriceFilter,
+  sortColumn: SortColumn,
+  sortDirection: SortDirection,
+  page: number,
+) {
   const request = { filter, page: { page, size: 20, sort: [] }, sortColumn, sortDirection, timezone: listingTimezone }
   const filtered = glassPriceFilterConditions(filter).length > 0
   return (database: Database) =>
-    countedFloor(filtered, page, 20, (fenced) => buildListingQueries(database.read, request, { fenced }))()
+    countedFloor(filtered, true, request.page, (options) => buildListingQueries(database.read, request, options))()
 }
 
 function suggestFloor(kind: Kind, fieldName: string, q: string, byPriceList: boolean, limit: number) {

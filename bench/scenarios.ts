@@ -5,24 +5,17 @@ import { refreshMatview } from '../src/catalog/catalog-repository.js'
 import { searchFacets } from '../src/catalog/facets.js'
 import type { Kind } from '../src/catalog/kind.js'
 import { glasses, lenses } from '../src/catalog/kinds.js'
-import { readPrescription } from '../src/catalog/prescription.js'
-import {
-  activeFilters,
-  buildSearchQuery,
-  FENCED_MATCHES,
-  type FilterValues,
-  type SearchRequest,
-} from '../src/catalog/search-query.js'
+import { buildSearchQuery, type FilterValues, type SearchRequest } from '../src/catalog/search-query.js'
 import type { Database } from '../src/db/database.js'
 import type { GlassPriceFilter } from '../src/glass-prices/glass-price-filter.js'
-import { buildListingQueries, findGlassPrice } from '../src/glass-prices/glass-price-repository.js'
+import { findGlassPrice } from '../src/glass-prices/glass-price-repository.js'
 import type { SortColumn, SortDirection } from '../src/glass-prices/glass-price-schemas.js'
 import { copyText } from '../src/transfer/copy-text.js'
 import { importCsv } from '../src/transfer/csv-import.js'
 import { openCsv } from '../src/transfer/csv-records.js'
 import { exportTable } from '../src/transfer/export-writer.js'
 import { transferColumns } from '../src/transfer/transfer-columns.js'
-import { coldMixId, coldMixScenarios, listingPath, listingTimezone } from './cold-mix.js'
+import { coldMixId, coldMixScenarios, listingFloor, listingPath, searchFloor } from './cold-mix.js'
 import type { HttpRequestSpec } from './load.js'
 
 /*
@@ -80,7 +73,7 @@ export type Scenario = LoadScenario | OneShotScenario
 type AnyDb = Kysely<any>
 
 /** Runs compiled queries one after the other, as the service does for one request. */
-const runCompiled =
+const _runCompiled =
   (...queries: CompiledQuery[]) =>
   async (db: Database) => {
     for (const query of queries) await db.read.executeQuery(query)
@@ -132,54 +125,26 @@ const matviewSelective = (db: AnyDb, kind: Kind, scale: number) =>
     Math.max(20, Math.round(scale / 1_000)),
   )
 
-/** The count's value, once, to know which page query the service sends for a filtered search. */
-const counted = new Map<string, Promise<number>>()
-function countOf(db: AnyDb, query: CompiledQuery): Promise<number> {
-  const key = JSON.stringify([query.sql, query.parameters])
-  let count = counted.get(key)
-  if (!count) {
-    count = db.executeQuery<{ count: number | string }>(query).then(({ rows }) => Number(rows[0]?.count ?? 0))
-    counted.set(key, count)
-  }
-  return count
-}
-
-async function searchRequest(
-  db: AnyDb,
-  kind: Kind,
-  byPriceList: boolean,
-  filters: FilterValues,
-  page = 0,
-): Promise<BenchRequest> {
-  const request = { byPriceList, filters: readPrescription(kind, filters), page: { page, size: 10, sort: [] } }
-  let queries = buildSearchQuery(db, kind, request)
-  if (activeFilters(kind, request.filters).length > 0) {
-    const fenced = (await countOf(db, queries.count.compile())) <= FENCED_MATCHES
-    queries = buildSearchQuery(db, kind, request, { fenced })
-  }
+function searchRequest(kind: Kind, byPriceList: boolean, filters: FilterValues, page = 0): BenchRequest {
   return {
     http: {
       method: 'POST',
       path: `/api/v2/good/nomenclature/search/${kind.path}?page=${page}&size=10`,
       body: { byPriceList, ...filters },
     },
-    floor: runCompiled(queries.page.compile(), queries.count.compile()),
+    floor: searchFloor(kind, byPriceList, filters, page, 10, []),
   }
 }
 
-async function listingRequest(
-  db: AnyDb,
+function listingRequest(
   filter: GlassPriceFilter,
   sortColumn: SortColumn,
   sortDirection: SortDirection,
   page: number,
-): Promise<BenchRequest> {
-  const request = { filter, page: { page, size: 20, sort: [] }, sortColumn, sortDirection, timezone: listingTimezone }
-  const fenced = (await countOf(db, buildListingQueries(db as never, request).count.compile())) <= FENCED_MATCHES
-  const queries = buildListingQueries(db as never, request, { fenced })
+): BenchRequest {
   return {
     http: { method: 'GET', path: listingPath(filter, sortColumn, sortDirection, page) },
-    floor: runCompiled(queries.page.compile(), queries.count.compile()),
+    floor: listingFloor(filter, sortColumn, sortDirection, page),
   }
 }
 
@@ -256,7 +221,7 @@ export async function buildScenarios(setup: ScenarioSetup): Promise<Scenario[]> 
         p99Target: 25,
         ratioTarget: 0.85,
         requests: await Promise.all(
-          values.map((value) => searchRequest(read, kind, byPriceList, { [filter]: value.toLowerCase() })),
+          values.map((value) => searchRequest(kind, byPriceList, { [filter]: value.toLowerCase() })),
         ),
       })
     }
@@ -273,7 +238,7 @@ export async function buildScenarios(setup: ScenarioSetup): Promise<Scenario[]> 
       p99Target: 50,
       ratioTarget: 1,
       requests: await Promise.all(
-        filters.flatMap((f) => [0, 1, 2, 3, 4].map((page) => searchRequest(read, kind, false, f, page))),
+        filters.flatMap((f) => [0, 1, 2, 3, 4].map((page) => searchRequest(kind, false, f, page))),
       ),
     })
   }
@@ -292,7 +257,7 @@ export async function buildScenarios(setup: ScenarioSetup): Promise<Scenario[]> 
     p99Target: 50,
     requests: await Promise.all(
       pairs.rows.map((pair) =>
-        searchRequest(read, lenses, false, { refractionIndex: Number(pair.index), diameter: Number(pair.diameter) }),
+        searchRequest(lenses, false, { refractionIndex: Number(pair.index), diameter: Number(pair.diameter) }),
       ),
     ),
   })
@@ -305,7 +270,7 @@ export async function buildScenarios(setup: ScenarioSetup): Promise<Scenario[]> 
     id: 'c-lenses-prescription',
     title: '(c) lenses by prescription (sphere and cylinder)',
     p99Target: 50,
-    requests: await Promise.all(prescriptions.map((filters) => searchRequest(read, lenses, false, filters))),
+    requests: await Promise.all(prescriptions.map((filters) => searchRequest(lenses, false, filters))),
   })
 
   // (d) The glass price list: a selective model substring, a brand (a thirtieth of the list), with and without a
@@ -327,7 +292,7 @@ export async function buildScenarios(setup: ScenarioSetup): Promise<Scenario[]> 
   const listings = await Promise.all(
     filters.flatMap((filter, index) =>
       (['ASC', 'DESC'] as const).map((direction) =>
-        listingRequest(read, filter, sortColumns[index % sortColumns.length] as SortColumn, direction, 0),
+        listingRequest(filter, sortColumns[index % sortColumns.length] as SortColumn, direction, 0),
       ),
     ),
   )

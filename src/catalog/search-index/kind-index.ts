@@ -397,21 +397,7 @@ export async function applyPriceChanges(
   const table = await merged(client, prices, { removed, ...added }, priceOrder(kind))
   const next = priceTable(kind, table, dataGeneration, false)
   carryOrders(prices, next, table.oldToNew, table.addedRows)
-  // The pairing follows the entries' moves; a SKU whose entry went or came is looked up again.
-  // Carried only from a pairing in use (computed): an unused one is left to be computed if ever needed.
-  const kept = matview && entryRowsKept.get(matview)
-  if (matview && kept?.prices === prices && kept.rows.ready) {
-    keepEntryRows(matview, next, () => {
-      const before = kept.rows.get()
-      const rows = new Int32Array(matview.rows)
-      for (let row = 0; row < matview.rows; row++) {
-        const old = before[row] as number
-        const moved = old >= 0 ? (table.oldToNew[old] as number) : -1
-        rows[row] = moved >= 0 ? moved : rowOfEntry(next, matview.priceIds[row] as number)
-      }
-      return rows
-    })
-  }
+  if (matview) carryEntryRows({ matview, prices }, { matview, prices: next }, { prices: table.oldToNew })
   return next
 }
 
@@ -466,22 +452,7 @@ export async function applyMatviewChanges(
   const table = await merged(client, matview, { removed, rows: added.rows, values, ids: added.ids }, matviewOrder(kind))
   const next = matviewTable(kind, table, versions, false)
   carryOrders(matview, next, table.oldToNew, table.addedRows)
-  // The pairing with the entries: kept for the rows that stayed, looked up for the others.
-  const kept = prices && entryRowsKept.get(matview)
-  if (prices && kept?.prices === prices && kept.rows.ready) {
-    keepEntryRows(next, prices, () => {
-      const before = kept.rows.get()
-      const rows = new Int32Array(next.rows).fill(-2)
-      for (let row = 0; row < matview.rows; row++) {
-        const moved = table.oldToNew[row] as number
-        if (moved >= 0) rows[moved] = before[row] as number
-      }
-      for (let row = 0; row < next.rows; row++) {
-        if (rows[row] === -2) rows[row] = rowOfEntry(prices, next.priceIds[row] as number)
-      }
-      return rows
-    })
-  }
+  if (prices) carryEntryRows({ matview, prices }, { matview: next, prices }, { matview: table.oldToNew })
   return next
 }
 
@@ -549,6 +520,38 @@ const entryRowsKept = new WeakMap<MatviewTable, { prices: PriceTable; rows: Lazy
 
 function keepEntryRows(matview: MatviewTable, prices: PriceTable, make: () => Int32Array): void {
   entryRowsKept.set(matview, { prices, rows: new Lazy(make) })
+}
+
+/**
+ * Carries the pairing of `from` over to `to`, whose matview and/or price table are `from`'s after a merge (`moved`:
+ * each merged table's old row → new row). Rows whose SKU or entry moved keep their pairing; the others (gone,
+ * come, or unpaired) are looked up. Carried only from a pairing in use (computed): an unused one is left to be
+ * computed if ever needed, so no chain of versions builds up behind it.
+ */
+function carryEntryRows(
+  from: IndexedSearch,
+  to: IndexedSearch,
+  moved: { readonly matview?: Int32Array; readonly prices?: Int32Array },
+): void {
+  const kept = entryRowsKept.get(from.matview)
+  if (kept?.prices !== from.prices || !kept.rows.ready) return
+  const before = kept.rows.get()
+  keepEntryRows(to.matview, to.prices, () => {
+    const rows = new Int32Array(to.matview.rows).fill(-1)
+    const paired = new Uint8Array(to.matview.rows)
+    for (let row = 0; row < from.matview.rows; row++) {
+      const at = moved.matview ? (moved.matview[row] as number) : row
+      const entry = before[row] as number
+      const entryAt = entry >= 0 && moved.prices ? (moved.prices[entry] as number) : entry
+      if (at < 0 || entryAt < 0) continue
+      rows[at] = entryAt
+      paired[at] = 1
+    }
+    for (let row = 0; row < to.matview.rows; row++) {
+      if (!paired[row]) rows[row] = rowOfEntry(to.prices, to.matview.priceIds[row] as number)
+    }
+    return rows
+  })
 }
 
 /** Per matview row, the row of its entry in `prices` (-1 where the entry is not there). */

@@ -27,6 +27,14 @@ const tables: readonly (readonly [kind: string, table: string])[] = [
   ['semifinished-lenses', 'semifinished_lenses'],
 ]
 
+/** Each event's trigger, with the transition tables it may have. */
+const triggerEvents = [
+  ['INSERT', 'REFERENCING NEW TABLE AS new_rows'],
+  ['UPDATE', 'REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows'],
+  ['DELETE', 'REFERENCING OLD TABLE AS old_rows'],
+  ['TRUNCATE', ''],
+] as const
+
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     CREATE TABLE catalog_change (
@@ -80,32 +88,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       ['sku', 's'],
     ] as const) {
       const target = `${table}_${suffix}`
-      const args = `'${kind}', '${source}'`
-      await sql
-        .raw(
-          `CREATE TRIGGER ${target}_catalog_track_insert AFTER INSERT ON ${target}
-           REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION catalog_track_change(${args})`,
-        )
-        .execute(db)
-      await sql
-        .raw(
-          `CREATE TRIGGER ${target}_catalog_track_update AFTER UPDATE ON ${target}
-           REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-           FOR EACH STATEMENT EXECUTE FUNCTION catalog_track_change(${args})`,
-        )
-        .execute(db)
-      await sql
-        .raw(
-          `CREATE TRIGGER ${target}_catalog_track_delete AFTER DELETE ON ${target}
-           REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION catalog_track_change(${args})`,
-        )
-        .execute(db)
-      await sql
-        .raw(
-          `CREATE TRIGGER ${target}_catalog_track_truncate AFTER TRUNCATE ON ${target}
-           FOR EACH STATEMENT EXECUTE FUNCTION catalog_track_change(${args})`,
-        )
-        .execute(db)
+      for (const [event, transitions] of triggerEvents) {
+        await sql
+          .raw(
+            `CREATE TRIGGER ${target}_catalog_track_${event.toLowerCase()} AFTER ${event} ON ${target} ${transitions}
+             FOR EACH STATEMENT EXECUTE FUNCTION catalog_track_change('${kind}', '${source}')`,
+          )
+          .execute(db)
+      }
     }
     await sql`UPDATE catalog_state SET changes_from = data_generation WHERE kind = ${kind}`.execute(db)
   }
