@@ -126,6 +126,18 @@ export function shareTrigrams(values: readonly FieldValue[], texts: readonly str
   textsOf.set(values, texts)
 }
 
+/**
+ * For a long list of values: the indexes of the values that may contain a normalised query (every value whose
+ * normalised text contains it is among them), or undefined to look at every value.
+ */
+export type SubstringCandidates = (query: string) => Iterable<number> | undefined
+const candidatesOf = new WeakMap<readonly FieldValue[], SubstringCandidates>()
+
+/** Declares how to find the values of `values` that may contain a query (the search index's n-gram index). */
+export function shareCandidates(values: readonly FieldValue[], find: SubstringCandidates): void {
+  candidatesOf.set(values, find)
+}
+
 /** The trigram postings of a list of values (built once per list; the search index builds them as it loads). */
 export function trigramPostings(values: readonly FieldValue[]): TrigramPostings {
   const texts = textsOf.get(values)
@@ -208,12 +220,15 @@ export async function suggest(
   // One pass: the best `limit` of each class are kept as they come (no sort of thousands of values).
   const prefix: FieldValue[] = []
   const substring: FieldValue[] = []
-  for (const value of values) {
+  const consider = (value: FieldValue) => {
     // The search index lists values no row carries any more (count 0) until they leave its dictionary.
-    if (value.count === 0) continue
+    if (value.count === 0) return
     if (value.normalised.startsWith(query)) keepBest(prefix, value, limit, byCount)
     else if (value.normalised.includes(query)) keepBest(substring, value, limit, byCount)
   }
+  const candidates = candidatesOf.get(values)?.(query)
+  if (candidates) for (const index of candidates) consider(values[index] as FieldValue)
+  else for (const value of values) consider(value)
   const found: Suggestion[] = [
     ...prefix.map((value) => ({ value: value.value, count: value.count, match: 'prefix' as const })),
     ...substring.map((value) => ({ value: value.value, count: value.count, match: 'substring' as const })),

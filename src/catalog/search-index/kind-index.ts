@@ -6,7 +6,14 @@ import { buildPage, type Page, type PageRequest } from '../../http/page.js'
 import { FACET_VALUES, type Facets, facetFields, type NumericFacet, type TextFacet } from '../facets.js'
 import type { Filter, ItemField, Kind, Range, ValueType } from '../kind.js'
 import { activeFilters, type FilterValues, resolveSort, type SearchRequest } from '../search-query.js'
-import { type FieldValue, indexedForSimilarity, shareTrigrams, suggestionValue, trigramPostings } from '../suggest.js'
+import {
+  type FieldValue,
+  indexedForSimilarity,
+  shareCandidates,
+  shareTrigrams,
+  suggestionValue,
+  trigramPostings,
+} from '../suggest.js'
 import {
   type Condition,
   codeCondition,
@@ -19,6 +26,7 @@ import {
   type SortKey,
   sortedWindow,
   sortKey,
+  substringCandidates,
   type ValueCondition,
 } from './matching.js'
 import { type IdentifiedTable, mergeRows, newNonAsciiValues, type RowChanges } from './merge.js'
@@ -1009,6 +1017,23 @@ export function fieldValueCounts(
       }
     }
     shareTrigrams(values, texts)
+    // A substring of a suggestion text is one of its normal form too, where the two agree (they do but for
+    // whitespace other than spaces): the column's n-gram index finds the candidates, and the few values whose
+    // forms differ are always looked at.
+    const differing = column.memo('suggestion texts differing', () => {
+      const { norms } = column
+      const codes: number[] = []
+      for (let code = 1; code < texts.length; code++) if (texts[code] !== norms[code]) codes.push(code)
+      return codes
+    })
+    shareCandidates(values, (query) => {
+      const codes = substringCandidates(column, query)?.codes
+      if (!codes) return undefined
+      const indexes: number[] = new Array(codes.length)
+      for (let at = 0; at < codes.length; at++) indexes[at] = (codes[at] as number) - 1
+      for (const code of differing) indexes.push(code - 1)
+      return indexes
+    })
     return values
   })
 }
