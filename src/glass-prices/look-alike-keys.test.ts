@@ -10,6 +10,7 @@ import {
   storedEntry,
 } from '../../test/fixtures/glass-prices.js'
 import { buildTestApp, eachDatabase } from '../../test/harness.js'
+import { canonicalText } from '../catalog/key-text.js'
 import { glasses } from '../catalog/kinds.js'
 import { normaliseLookAlikeKeys } from '../db/migrations/0007-look-alike-keys.js'
 import { importCsv } from '../transfer/csv-import.js'
@@ -345,6 +346,38 @@ eachDatabase('glass price list: look-alike keys', (ctx) => {
       )
       const again = await create({ ...entry, manufacturer: 'De Rigo', brand: 'Police', model: 'Café 9' })
       assert.equal(again.statusCode, 409)
+    })
+
+    test("reverting the migration's change keeps the keys in their one form", async () => {
+      const [id] = await plant([['De\u00A0Rigo', 'Police', 'Caf\u200Be\u0301 9']])
+      await normaliseLookAlikeKeys(ctx.db.primary)
+      const history = await app.inject({ method: 'GET', url: `${pricesPath}/${id}/history` })
+      const batch = history.json().content[0].batch
+      const reverted = await app.inject({ method: 'POST', url: `${pricesPath}/changes/${batch}/revert` })
+      assert.equal(reverted.statusCode, 200, reverted.body)
+      const row = await storedEntry(ctx.db, id!)
+      assert.deepEqual([row?.manufacturer, row?.model], ['De Rigo', 'Café 9'])
+    })
+
+    test('optics_key_text in SQL gives the one form the service computes, trimmed', async () => {
+      const samples = [
+        'Café 01',
+        'Cafe\u0301 01',
+        ' \u200BCaf\u200Ce\u0301\u00A0\u202F01\u2007\uFEFF ',
+        '\u00ADSoft\u2060Join\u2061\u180E',
+        '\u200E\u200F\u061CЁлка\u3000',
+        '\tOld\u2028Line\u00A0',
+        'Plain ASCII',
+        '한국어 \u1100\u1161',
+      ]
+      const { rows } = await sql<{ value: string; canonical: string }>`
+        SELECT value, optics_key_text(value) AS canonical FROM unnest(${samples}::text[]) AS value`.execute(
+        ctx.db.primary,
+      )
+      assert.deepEqual(
+        rows.map((row) => row.canonical),
+        samples.map((sample) => canonicalText(sample).trim()),
+      )
     })
 
     test('a second run finds nothing left to merge, and a clean table writes no change', async () => {

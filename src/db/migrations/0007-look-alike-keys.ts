@@ -15,8 +15,12 @@ import { type Kysely, sql } from 'kysely'
  *   nothing but invisible characters: left as it is, to be corrected by hand.
  *
  * Only text with a character outside printable ASCII can change, so the rest of the table is read once, for its
- * keys. Frozen: the rules are written out here as this migration applies them, not imported. Normalisation needs a
- * UTF8 database (PostgreSQL's `normalize`); on another encoding the report table is created and nothing is done.
+ * keys. Frozen: the rules are written out here as this migration applies them, not imported.
+ *
+ * `optics_key_text(text)` is that one form in SQL, trimmed of whitespace as the API trims keys: the migration uses
+ * it, and so does a revert, which writes keys recorded before they had one form. NFC needs a UTF8 database
+ * (PostgreSQL's `normalize`) and Unicode escapes; on another encoding the function only trims and nothing is
+ * migrated.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
@@ -34,18 +38,19 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       look_alikes bigint[],
       reported_at timestamptz NOT NULL DEFAULT now()
     )`.execute(db)
-  await normaliseLookAlikeKeys(db)
-}
-
-/** The one form of a text column, as catalog/key-text.ts computes it, then trimmed of whitespace as the API trims. */
-function canonicalSql(column: string) {
+  const { rows } = await sql<{ encoding: string }>`SELECT current_setting('server_encoding') AS encoding`.execute(db)
+  const nfc = rows[0]?.encoding === 'UTF8'
   const invisible = '[\\u00ad\\u061c\\u180e\\u200b-\\u200f\\u2060-\\u2064\\ufeff]'
   const whitespace =
     ' \\t\\n\\u000b\\f\\r\\u1680\\u2000\\u2001\\u2002\\u2003\\u2004\\u2005\\u2006\\u2007\\u2008\\u2009\\u200a' +
     '\\u2028\\u2029\\u205f\\u3000'
-  return sql.raw(
-    `btrim(normalize(translate(regexp_replace(${column}, E'${invisible}', '', 'g'), E'\\u00a0\\u2007\\u202f', '   '), NFC), E'${whitespace}')`,
-  )
+  const spaced = `translate(regexp_replace(value, E'${invisible}', '', 'g'), E'\\u00a0\\u2007\\u202f', '   ')`
+  await sql
+    .raw(`CREATE FUNCTION optics_key_text(value text) RETURNS text
+      LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
+      RETURN ${nfc ? `btrim(normalize(${spaced}, NFC), E'${whitespace}')` : 'btrim(value)'}`)
+    .execute(db)
+  if (nfc) await normaliseLookAlikeKeys(db)
 }
 
 /** What the API refuses in a key (the first reason), or NULL. */
@@ -62,9 +67,6 @@ function invalidReasonSql(column: string, field: string) {
  * Exported for its test, which plants keys the API no longer lets in; `up` runs it once.
  */
 export async function normaliseLookAlikeKeys(db: Kysely<any>): Promise<void> {
-  const { rows } = await sql<{ encoding: string }>`SELECT current_setting('server_encoding') AS encoding`.execute(db)
-  if (rows[0]?.encoding !== 'UTF8') return
-
   const last = await sql<{ run: number }>`SELECT coalesce(max(run), 0) AS run FROM glass_price_key_report`.execute(db)
   const run = Number(last.rows[0]?.run ?? 0) + 1
   const notPlainAscii = sql.raw(`'[^\\u0020-\\u007e]'`)
@@ -73,7 +75,7 @@ export async function normaliseLookAlikeKeys(db: Kysely<any>): Promise<void> {
       canonical_manufacturer, canonical_brand, canonical_model, look_alikes)
     WITH canon AS MATERIALIZED (
       SELECT id, manufacturer, brand, model,
-        ${canonicalSql('manufacturer')} AS cm, ${canonicalSql('brand')} AS cb, ${canonicalSql('model')} AS cmo
+        optics_key_text(manufacturer) AS cm, optics_key_text(brand) AS cb, optics_key_text(model) AS cmo
       FROM glasses_price
       WHERE manufacturer ~ ${notPlainAscii} OR brand ~ ${notPlainAscii} OR model ~ ${notPlainAscii}
     ),
