@@ -9,8 +9,8 @@ import { type Kysely, sql } from 'kysely'
  *   merges by surprise. The rewrite is one change of the history (action UPDATE by `system`, parameters naming
  *   this migration), with a new version (ETag); the change-log triggers record it like any other write.
  * - `look-alike`: its one form is another entry's key too (`look_alikes` lists them): two entries that print the
- *   same. Both keep their prices and stay as they are; a price manager deletes or renames one (writing either
- *   through the API with its printed key answers 409 naming the other).
+ *   same. Both keep their prices and stay as they are; a price manager deletes or renames one (writing the one
+ *   not yet in its one form through the API answers 409 naming the other). `run` numbers the report's runs.
  * - `invalid`: a key holds what the API now refuses (U+FFFD where bytes did not decode, a bidi control), or is
  *   nothing but invisible characters: left as it is, to be corrected by hand.
  *
