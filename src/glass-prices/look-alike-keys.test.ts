@@ -346,6 +346,14 @@ eachDatabase('glass price list: look-alike keys', (ctx) => {
       )
       const again = await create({ ...entry, manufacturer: 'De Rigo', brand: 'Police', model: 'Café 9' })
       assert.equal(again.statusCode, 409)
+      // A look-alike left as it was: writing it with its printed key answers 409 naming the other.
+      const rename = await app.inject({
+        method: 'PUT',
+        url: `${pricesPath}/${nfd}`,
+        payload: { ...entry, model: 'Cafe\u0301 01' },
+      })
+      assert.equal(rename.statusCode, 409)
+      assert.equal(rename.json().existingId, nfc)
     })
 
     test("reverting the migration's change keeps the keys in their one form", async () => {
