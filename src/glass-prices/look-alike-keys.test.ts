@@ -14,7 +14,7 @@ import { canonicalText } from '../catalog/key-text.js'
 import { glasses } from '../catalog/kinds.js'
 import { normaliseLookAlikeKeys } from '../db/migrations/0007-look-alike-keys.js'
 import { importCsv } from '../transfer/csv-import.js'
-import { readLookAlikeKeyReport } from './look-alike-keys.js'
+import { describeLookAlikeKeyReport, readLookAlikeKeyReport } from './look-alike-keys.js'
 
 /*
  * One spelling per key (issue 20, point 6): keys that print the same are one key at every door that writes them
@@ -317,6 +317,14 @@ eachDatabase('glass price list: look-alike keys', (ctx) => {
           [override, 'model holds a bidirectional control character'],
           [invisible, 'model is blank once invisible characters are removed'],
         ],
+      )
+
+      const lines = describeLookAlikeKeyReport(report)
+      assert.equal(lines.length, 5)
+      assert.match(lines[0] ?? '', /^1 glass price entry had look-alike keys brought to one form/)
+      assert.equal(
+        lines[1],
+        `look-alike key left as it is: entry ${nfc} ("Safilo" / "Carrera" / "Café 01"): prints as the key of entries ${nfd}`,
       )
 
       // The rewrite is a change of the history (old → new per field), and the change log saw the entry.

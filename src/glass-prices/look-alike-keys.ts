@@ -79,7 +79,10 @@ function idsOf(value: (number | string)[] | string | null): number[] {
 export function describeLookAlikeKeyReport(report: LookAlikeKeyReport): string[] {
   const lines: string[] = []
   if (report.normalised > 0) {
-    lines.push(`${report.normalised} glass price entries had look-alike keys brought to one form (history: by system)`)
+    const entries = report.normalised === 1 ? 'entry' : 'entries'
+    lines.push(
+      `${report.normalised} glass price ${entries} had look-alike keys brought to one form (history: by system)`,
+    )
   }
   const shown = (entry: LookAlikeKeyEntry) =>
     `entry ${entry.entryId} (${JSON.stringify(entry.manufacturer)} / ${JSON.stringify(entry.brand)} / ` +
