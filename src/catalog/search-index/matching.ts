@@ -227,11 +227,12 @@ function acceptedRows(condition: ValueCondition, codes: Uint32Array): number {
 }
 
 /**
- * The rows matching every condition, ascending (the table's order); read-only (it may be the table's own postings). The most selective condition gives the
+ * The rows matching every condition, ascending (the table's order); read-only (it may be the table's own postings;
+ * `borrow`ed, the shared buffer's, valid until the next call). The most selective condition gives the
  * candidates (a row set, or the postings of a value condition's codes) when they are few; otherwise every row is
  * tested.
  */
-export function matchRows(table: Table, conditions: readonly Condition[]): Uint32Array {
+export function matchRows(table: Table, conditions: readonly Condition[], borrow = false): Uint32Array {
   let driver: Condition | undefined
   let driverCodes: Uint32Array | undefined
   let driverRows = table.rows
@@ -290,7 +291,31 @@ export function matchRows(table: Table, conditions: readonly Condition[]): Uint3
         ? keepAccepted(buffer, found, condition.column.codes, condition.accepted)
         : keepMembers(buffer, found, condition.member)
   }
-  return buffer.slice(0, found)
+  // Borrowed, the answer is the shared buffer's: valid until the next match, so it spares large copies.
+  return borrow ? buffer.subarray(0, found) : buffer.slice(0, found)
+}
+
+let flags = new Uint8Array(0)
+let flagsInUse = false
+
+/**
+ * Calls `use` with a flag per row of a table of `size` rows, set for `rows`: in a buffer shared by every search
+ * (cleared again afterwards, in time proportional to `rows`), so a search allocates no table-sized array.
+ */
+export function withRowFlags<T>(rows: Uint32Array, size: number, use: (member: Uint8Array) => T): T {
+  const own = flagsInUse ? new Uint8Array(size) : flags.length >= size ? flags : new Uint8Array(size)
+  const shared = !flagsInUse
+  if (shared) {
+    flags = own
+    flagsInUse = true
+  }
+  for (let index = 0; index < rows.length; index++) own[rows[index] as number] = 1
+  try {
+    return use(own)
+  } finally {
+    for (let index = 0; index < rows.length; index++) own[rows[index] as number] = 0
+    if (shared) flagsInUse = false
+  }
 }
 
 let shared = new Uint32Array(1 << 16)
@@ -336,7 +361,10 @@ function unionOfPostings(
   rows: number,
   into: Uint32Array,
 ): number {
-  const bits = new Uint32Array((rows + 31) >>> 5)
+  const words = (rows + 31) >>> 5
+  // Shared by every search: all zero between uses (the read-back below clears each word it reads).
+  if (sharedBits.length < words) sharedBits = new Uint32Array(words)
+  const bits = sharedBits
   for (let at = 0; at < codes.length; at++) {
     const code = codes[at] as number
     for (let index = offsets[code] as number; index < (offsets[code + 1] as number); index++) {
@@ -345,8 +373,10 @@ function unionOfPostings(
     }
   }
   let found = 0
-  for (let word = 0; word < bits.length; word++) {
+  for (let word = 0; word < words; word++) {
     let set = bits[word] as number
+    if (set === 0) continue
+    bits[word] = 0
     while (set !== 0) {
       const low = set & -set
       into[found++] = (word << 5) + (31 - Math.clz32(low))
@@ -355,6 +385,8 @@ function unionOfPostings(
   }
   return found
 }
+
+let sharedBits = new Uint32Array(0)
 
 /** One key of a requested sort: per row, a rank (small first). */
 export interface SortKey {
