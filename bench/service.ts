@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { closeSync, openSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -87,11 +87,15 @@ export async function startService(database: {
 
   // BENCH_SERVICE_NODE_ARGS: extra Node options for the service, e.g. `--cpu-prof --cpu-prof-dir=profiles`.
   const nodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean)
+  // BENCH_SERVICE_STDOUT: a file for the service's standard output (its log, `--trace-gc` lines), else discarded.
+  const stdoutFile = process.env.BENCH_SERVICE_STDOUT
+  const stdout = stdoutFile ? openSync(stdoutFile, 'a') : 'ignore'
   const child = spawn(process.execPath, [...nodeArgs, '--enable-source-maps', 'dist/src/server.js'], {
     cwd: root,
     env,
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', stdout, 'pipe'],
   })
+  if (typeof stdout === 'number') closeSync(stdout)
   let stderr = ''
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     stderr = (stderr + chunk).slice(-4000)
