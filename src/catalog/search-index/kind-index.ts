@@ -831,6 +831,52 @@ function carryOrder(
   return order
 }
 
+/** The one value of one column that the conditions amount to, if they do (one condition accepting one code). */
+function singleValue(conditions: readonly Condition[]): { column: Column; code: number } | undefined {
+  const [condition] = conditions
+  if (conditions.length !== 1 || condition?.kind !== 'value') return undefined
+  const { accepted } = condition
+  let code = -1
+  for (let at = 0; at < accepted.length; at++) {
+    if (!accepted[at]) continue
+    if (code >= 0) return undefined
+    code = at
+  }
+  return code >= 0 ? { column: condition.column, code } : undefined
+}
+
+/** Above this many values, a column's co-occurrence counts are not kept (a row per value). */
+const COOCCURRENCE_VALUES = 256
+/** At most this many counts per pair of columns. */
+const COOCCURRENCE_CELLS = 1 << 20
+
+const cooccurrences = new WeakMap<Column, WeakMap<Column, Uint32Array>>()
+
+/**
+ * How many rows carry each pair of values of two columns of one table (`by` code × `of`'s distinct + `of` code),
+ * counted once per pair of columns and data version (the columns are that version's), or undefined where `by`
+ * has too many values for it to pay.
+ */
+function cooccurrence(table: Table, by: Column, of: Column): Uint32Array | undefined {
+  if (by.distinct > COOCCURRENCE_VALUES || by.distinct * of.distinct > COOCCURRENCE_CELLS) return undefined
+  let kept = cooccurrences.get(by)
+  if (!kept) {
+    kept = new WeakMap()
+    cooccurrences.set(by, kept)
+  }
+  let counts = kept.get(of)
+  if (!counts) {
+    counts = new Uint32Array(by.distinct * of.distinct)
+    const [left, right, width] = [by.codes, of.codes, of.distinct]
+    for (let row = 0; row < table.rows; row++) {
+      const cell = (left[row] as number) * width + (right[row] as number)
+      counts[cell] = (counts[cell] as number) + 1
+    }
+    kept.set(of, counts)
+  }
+  return counts
+}
+
 /** Code → how many of `rows` carry it (all rows when undefined). */
 function tally(column: Column, rows: Uint32Array | undefined): Uint32Array {
   const counts = new Uint32Array(column.distinct)
@@ -922,6 +968,10 @@ export function facetTables(
   }
   const all = matching()
   const fields = facetFields(kind, byPriceList)
+  // Matches that are one value's rows (a refraction index, a type chosen from a drop-down): every field's counts
+  // under that value are read from the pair's co-occurrence counts, not tallied over the rows.
+  const single = all && singleValue(active.flatMap((a) => a.conditions))
+  const coCounts = (column: Column) => (single ? cooccurrence(table, single.column, column) : undefined)
 
   // Numeric bounds: among few matches, their values' ranks; among many, the values in rank order from each end
   // until one is carried by a match (found at once when matches are dense).
@@ -930,6 +980,20 @@ export function facetTables(
   const bounds = (member: Uint8Array | undefined) => {
     for (const field of fields.numeric) {
       const column = fieldColumn(table, field, byPriceList) as Column
+      const pairs = coCounts(column)
+      if (pairs && single) {
+        // The lowest and highest ranked values carried under the single value.
+        const ranks = column.ranks()
+        const base = single.code * column.distinct
+        let [min, max] = [NULL_CODE, NULL_CODE]
+        for (let code = 1; code < column.distinct; code++) {
+          if (!pairs[base + code]) continue
+          if (min === NULL_CODE || (ranks[code] as number) < (ranks[min] as number)) min = code
+          if (max === NULL_CODE || (ranks[code] as number) > (ranks[max] as number)) max = code
+        }
+        numeric[field.name] = { min: column.json[min] as number | null, max: column.json[max] as number | null }
+        continue
+      }
       if (few) {
         const ranks = column.ranks()
         const { codes } = column
@@ -974,7 +1038,11 @@ export function facetTables(
   for (const field of fields.text) {
     const column = fieldColumn(table, field, byPriceList) as Column
     const own = active.find((a) => a.filter.name === field.name)
-    const counts = tally(column, own ? matching(own.filter) : all)
+    const pairs = own ? undefined : coCounts(column)
+    const counts =
+      pairs && single
+        ? pairs.subarray(single.code * column.distinct, (single.code + 1) * column.distinct)
+        : tally(column, own ? matching(own.filter) : all)
     const { codes, distinct } = topCodes(counts, column.ranks(), FACET_VALUES)
     text[field.name] = {
       values: codes.map((code) => ({ value: column.values[code] as string, count: counts[code] as number })),
