@@ -52,7 +52,18 @@ eachDatabase('glass price list: upload and download', (ctx) => {
       const result = response.json()
       assert.deepEqual(
         { ...result, batch: typeof result.batch },
-        { rows: 2, written: 2, deleted: 0, dryRun: false, delimiter: ',', batch: 'number' },
+        {
+          rows: 2,
+          written: 2,
+          deleted: 0,
+          mode: 'append',
+          created: 2,
+          updated: 0,
+          unchanged: 0,
+          dryRun: false,
+          delimiter: ',',
+          batch: 'number',
+        },
       )
       assert.deepEqual((await stored()).slice(1), [
         ['Luxottica', 'Ray-Ban', 'RB5154', '12990.00', '6500.00', 'anonymous'],
@@ -88,13 +99,21 @@ eachDatabase('glass price list: upload and download', (ctx) => {
       ])
       const before = await stored()
       const response = await upload(
-        csv('model;brand;manufacturer;purchase;price', 'RB5154;Ray-Ban;Luxottica;6 500,00;12 990,00'),
+        csv(
+          'model;brand;manufacturer;purchase;price',
+          'RB5154;Ray-Ban;Luxottica;6 500,00;12 990,00',
+          'CA 8862;Carrera;Safilo;4 800,00;11 990,00',
+        ),
         '?replace=true',
       )
       assert.equal(response.statusCode, 200, response.body)
       assert.equal(response.json().deleted, 2)
+      assert.equal(response.json().mode, 'replace')
       assert.equal(response.json().delimiter, ';')
-      assert.deepEqual(await stored(), [['Luxottica', 'Ray-Ban', 'RB5154', '12990.00', '6500.00', 'anonymous']])
+      assert.deepEqual(await stored(), [
+        ['Luxottica', 'Ray-Ban', 'RB5154', '12990.00', '6500.00', 'anonymous'],
+        ['Safilo', 'Carrera', 'CA 8862', '11990.00', '4800.00', 'anonymous'],
+      ])
       const revert = await app.inject({
         method: 'POST',
         url: `${pricesPath}/changes/${response.json().batch}/revert`,
@@ -104,6 +123,132 @@ eachDatabase('glass price list: upload and download', (ctx) => {
       assert.deepEqual(
         (await stored()).map((row) => row.slice(0, 5)),
         before.map((row) => row.slice(0, 5)),
+      )
+    })
+
+    const twoBrands = () =>
+      seedEntries(ctx.db, [
+        { manufacturer: 'Luxottica', brand: 'Ray-Ban', model: 'RB5154', price: 9990, purchase: 5000 },
+        { manufacturer: 'Luxottica', brand: 'Ray-Ban', model: 'RB2140', price: 12990, purchase: 6000 },
+        { manufacturer: 'Luxottica', brand: 'Ray-Ban', model: 'RB3025', price: 11990, purchase: 5500 },
+        { manufacturer: 'Safilo', brand: 'Carrera', model: 'CA 8862', price: 8990, purchase: 4000 },
+        { manufacturer: 'Safilo', brand: 'Carrera', model: 'CA 1343', price: 10690, purchase: 4890 },
+      ])
+
+    test('round trip: a brand exported, prices edited, uploaded with mode=upsert keeps ids and history, and reverts', async () => {
+      const ids = await twoBrands()
+      const exported = await download('?brand=ray-ban&excel=true')
+      assert.equal(exported.statusCode, 200)
+      // The price manager edits in a spreadsheet: one price up, the rest as they were, one new model.
+      const lines = exported.body
+        .replace(/^\uFEFF/, '')
+        .trimEnd()
+        .split(/\r?\n/)
+      assert.equal(lines.length, 4)
+      const edited = lines.map((line) => line.replace('RB5154;9990,00;5000,00', 'RB5154;10 490,00;5000,00'))
+      edited.push('Luxottica;Ray-Ban;RB4171;13 990,00;6 200,00')
+      const untouched = (await stored()).slice(3)
+      const response = await upload(`\uFEFF${edited.join('\r\n')}\r\n`, '?mode=upsert')
+      assert.equal(response.statusCode, 200, response.body)
+      const result = response.json()
+      assert.deepEqual(
+        { ...result, batch: typeof result.batch },
+        {
+          rows: 4,
+          written: 2,
+          deleted: 0,
+          mode: 'upsert',
+          created: 1,
+          updated: 1,
+          unchanged: 2,
+          dryRun: false,
+          delimiter: ';',
+          batch: 'number',
+        },
+      )
+      const after = await storedEntries(ctx.db)
+      assert.deepEqual(
+        after.map((e) => [e.id, e.model, e.price, e.updated_by, e.version]),
+        [
+          [ids[0], 'RB5154', '10490.00', 'anonymous', 2],
+          [ids[1], 'RB2140', '12990.00', 'seed', 1],
+          [ids[2], 'RB3025', '11990.00', 'seed', 1],
+          [ids[3], 'CA 8862', '8990.00', 'seed', 1],
+          [ids[4], 'CA 1343', '10690.00', 'seed', 1],
+          [after[5]?.id, 'RB4171', '13990.00', 'anonymous', 1],
+        ],
+      )
+      assert.deepEqual((await stored()).slice(3, 5), untouched)
+      const history = (await app.inject({ method: 'GET', url: `${pricesPath}/${ids[0]}/history` })).json()
+      assert.equal(history.content[0].batch, result.batch)
+      assert.equal(history.content[0].action, 'IMPORT')
+      assert.deepEqual(history.content[0].changes, [{ field: 'price', oldValue: 9990, newValue: 10490 }])
+      const changes = (await app.inject({ method: 'GET', url: `${pricesPath}/changes` })).json().content
+      assert.equal(changes[0].changedCount, 2)
+
+      const revert = await app.inject({ method: 'POST', url: `${pricesPath}/changes/${result.batch}/revert` })
+      assert.equal(revert.statusCode, 200, revert.body)
+      assert.equal(revert.json().restoredCount, 2)
+      assert.deepEqual(
+        (await storedEntries(ctx.db)).map((e) => [e.id, e.price]),
+        ids.map((id, index) => [id, ['9990.00', '12990.00', '11990.00', '8990.00', '10690.00'][index]]),
+      )
+    })
+
+    test('mode=upsert dry run counts what it would do and writes nothing; append names the mode for keys there', async () => {
+      await twoBrands()
+      const before = await stored()
+      const file = csv(header, 'Luxottica,ray-ban,rb5154,9990,5001', 'Safilo,Carrera,CA 8862,8990,4000', 'A,B,C,1,1')
+      const dry = await upload(file, '?mode=upsert&dryRun=true')
+      assert.equal(dry.statusCode, 200, dry.body)
+      assert.deepEqual(
+        [dry.json().created, dry.json().updated, dry.json().unchanged, dry.json().written, dry.json().batch],
+        [1, 1, 1, 0, null],
+      )
+      assert.deepEqual(await stored(), before)
+      const appended = await upload(file)
+      assert.equal(appended.statusCode, 422)
+      assert.deepEqual(
+        appended
+          .json()
+          .problems.map((p: { line: number; message: string }) => [p.line, p.message.replace(/ \(id \d+\)/, '')]),
+        [
+          [2, 'the keys and bounds are already in the price list: the mode upsert updates its prices'],
+          [3, 'the keys and bounds are already in the price list: the mode upsert updates its prices'],
+        ],
+      )
+      const contradiction = await upload(file, '?mode=upsert&replace=true')
+      assert.equal(contradiction.statusCode, 400)
+      assert.equal(contradiction.json().errors[0].field, 'replace')
+      assert.equal((await upload(file, '?mode=merge')).statusCode, 400)
+    })
+
+    test('mode=replace from a filtered export is a 409 saying how many it would delete, until confirmDeletes names it', async () => {
+      await twoBrands()
+      const before = await stored()
+      const exported = await download('?brand=carrera')
+      for (const query of [
+        '?mode=replace',
+        '?replace=true',
+        '?mode=replace&confirmDeletes=3',
+        '?mode=replace&dryRun=true',
+      ]) {
+        const refused = await upload(exported.rawPayload, query)
+        assert.equal(refused.statusCode, 409, `${query}: ${refused.body}`)
+        assert.match(String(refused.headers['content-type']), /^application\/problem\+json/)
+        const problem = refused.json()
+        assert.equal(problem.code, 'confirm-deletes')
+        assert.equal(problem.deleteCount, 5)
+        assert.equal(problem.otherCount, 3)
+        assert.match(problem.detail, /would delete 5 entries, 3 of them of another manufacturer.*confirmDeletes=5/)
+        assert.deepEqual(await stored(), before)
+      }
+      const confirmed = await upload(exported.rawPayload, '?mode=replace&confirmDeletes=5')
+      assert.equal(confirmed.statusCode, 200, confirmed.body)
+      assert.equal(confirmed.json().deleted, 5)
+      assert.deepEqual(
+        (await stored()).map((row) => row[2]),
+        ['CA 8862', 'CA 1343'],
       )
     })
 
@@ -150,7 +295,18 @@ eachDatabase('glass price list: upload and download', (ctx) => {
     test('dryRun=true checks the file and writes nothing', async () => {
       const response = await upload(csv(header, 'A,B,C,1,1'), '?dryRun=true')
       assert.equal(response.statusCode, 200)
-      assert.deepEqual(response.json(), { rows: 1, written: 0, deleted: 0, dryRun: true, delimiter: ',', batch: null })
+      assert.deepEqual(response.json(), {
+        rows: 1,
+        written: 0,
+        deleted: 0,
+        mode: 'append',
+        created: 1,
+        updated: 0,
+        unchanged: 0,
+        dryRun: true,
+        delimiter: ',',
+        batch: null,
+      })
       assert.deepEqual(await stored(), [])
       assert.equal(await changeCount(ctx.db), 0)
     })

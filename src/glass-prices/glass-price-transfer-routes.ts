@@ -4,10 +4,18 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import Type from 'typebox'
 import { glasses } from '../catalog/kinds.js'
 import { principalName } from '../http/principal.js'
-import { mediaTypeDetail, ProblemError, unprocessable, unsupportedMediaType } from '../http/problem.js'
+import {
+  conflict,
+  invalidField,
+  mediaTypeDetail,
+  ProblemError,
+  unprocessable,
+  unsupportedMediaType,
+} from '../http/problem.js'
 import { isAbandonment } from '../http/request-timeout.js'
 import { problemResponses } from '../http/schemas.js'
 import { StringEnum } from '../http/validation.js'
+import { IMPORT_MODES, type ImportMode, ReplaceNotConfirmed } from '../transfer/csv-import.js'
 import { type ExportRow, writeCsv, writeXlsx } from '../transfer/export-writer.js'
 import { transferColumns } from '../transfer/transfer-columns.js'
 import { SpooledUpload, UploadSpool } from '../transfer/upload-spool.js'
@@ -56,8 +64,24 @@ async function spool(request: FastifyRequest, payload: NodeJS.ReadableStream, li
 }
 
 const ImportQuerySchema = Type.Object({
+  mode: Type.Optional(
+    StringEnum(IMPORT_MODES, {
+      description:
+        'append (default): add the rows, a key already in the list is a problem; upsert: update the prices of ' +
+        'the entries whose manufacturer, brand and model are in the list (same ids, history kept), add the ' +
+        'others, delete nothing; replace: the file replaces the whole price list',
+    }),
+  ),
   replace: Type.Optional(
-    Type.Boolean({ default: false, description: 'true: the file replaces the whole price list (default: appends)' }),
+    Type.Boolean({ default: false, description: 'true: the same as mode=replace (kept for older clients)' }),
+  ),
+  confirmDeletes: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description:
+        'mode=replace from a file whose rows all share a brand or manufacturer that other entries lack (a ' +
+        'filtered export): the number of entries it deletes, as the 409 without it says',
+    }),
   ),
   dryRun: Type.Optional(Type.Boolean({ default: false, description: 'true: check the file, write nothing' })),
 })
@@ -65,8 +89,14 @@ const ImportQuerySchema = Type.Object({
 const ImportResultSchema = Type.Object(
   {
     rows: Type.Integer({ description: 'Data rows in the file' }),
-    written: Type.Integer({ description: 'Entries added (0 on a dry run)' }),
-    deleted: Type.Integer({ description: 'Entries the file replaced (with replace=true; 0 on a dry run)' }),
+    written: Type.Integer({ description: 'Entries added or updated (0 on a dry run)' }),
+    deleted: Type.Integer({ description: 'Entries the file replaced (mode=replace; 0 on a dry run)' }),
+    mode: StringEnum(IMPORT_MODES),
+    created: Type.Integer({ description: 'Entries added (on a dry run: that would be)' }),
+    updated: Type.Integer({ description: 'mode=upsert: entries whose prices changed (on a dry run: would change)' }),
+    unchanged: Type.Integer({
+      description: 'mode=upsert: entries already holding the file’s prices, left as they were',
+    }),
     dryRun: Type.Boolean(),
     delimiter: StringEnum([',', ';'] as const, { description: 'The separator the file uses' }),
     batch: Type.Union([Type.Integer(), Type.Null()], {
@@ -126,8 +156,10 @@ export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<vo
           'A CSV file (`text/csv`), UTF-8 with or without a BOM, `,` or `;` (with `;` a decimal comma is accepted), ' +
           'whose header names the columns `manufacturer`, `brand`, `model`, `price`, `purchase` in any order. ' +
           'Every row is checked first: any problem → 422 listing the first 100 with line and column, and nothing ' +
-          'is written. A valid file is added (or, with `replace=true`, replaces the price list) in one transaction, ' +
-          'as one history batch that can be reverted. At most IMPORT_BODY_LIMIT bytes.',
+          'is written. A valid file is added (`mode=append`), updates the prices of the entries it names and adds ' +
+          'the others (`mode=upsert`), or replaces the price list (`mode=replace`; a file that looks like a ' +
+          'filtered export needs `confirmDeletes`, else 409), in one transaction, as one history batch that can ' +
+          'be reverted. At most IMPORT_BODY_LIMIT bytes.',
         querystring: ImportQuerySchema,
         body: {
           content: {
@@ -141,7 +173,7 @@ export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<vo
         },
         response: {
           200: ImportResultSchema,
-          ...problemResponses(400, 413, 415, 422, 503),
+          ...problemResponses(400, 409, 413, 415, 422, 503),
         },
       },
     },
@@ -156,16 +188,36 @@ export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<vo
         }
         throw unsupportedMediaType(mediaTypeDetail(request), ['text/csv'])
       }
-      const query = request.query as { replace?: boolean; dryRun?: boolean }
+      const query = request.query as {
+        mode?: ImportMode
+        replace?: boolean
+        confirmDeletes?: number
+        dryRun?: boolean
+      }
+      if (query.replace && query.mode !== undefined && query.mode !== 'replace') {
+        throw invalidField('replace', `replace=true contradicts mode=${query.mode}`)
+      }
+      const mode = query.mode ?? (query.replace ? 'replace' : 'append')
       // Opened now, the file stays readable when the spool is removed under it (the client gone mid-import).
       const file = await open(upload.path).catch(() => {
         throw new ProblemError(400, 'The request ended before its upload could be imported')
       })
       const result = await importGlassPrices(app.db, file.createReadStream({ autoClose: false }), {
         user: principalName(request),
-        replace: query.replace ?? false,
+        mode,
+        ...(query.confirmDeletes === undefined ? {} : { confirmDeletes: query.confirmDeletes }),
         dryRun: query.dryRun ?? false,
-      }).finally(() => file.close())
+      })
+        .catch((error: unknown) => {
+          if (!(error instanceof ReplaceNotConfirmed)) throw error
+          throw conflict('confirm-deletes', error.message, {
+            deleteCount: error.deleteCount,
+            otherCount: error.otherCount,
+            sharedColumn: error.column,
+            sharedValue: error.value,
+          })
+        })
+        .finally(() => file.close())
       if (result.problemCount > 0) {
         const shown =
           result.problems.length < result.problemCount ? ` (the first ${result.problems.length} listed)` : ''
@@ -179,6 +231,10 @@ export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<vo
         rows: result.rows,
         written: result.written,
         deleted: result.deleted,
+        mode: result.mode,
+        created: result.created,
+        updated: result.updated,
+        unchanged: result.unchanged,
         dryRun: result.dryRun,
         delimiter: result.delimiter,
         batch: result.batch,

@@ -216,7 +216,7 @@ eachDatabase('CSV import and export', (ctx) => {
     assert.equal(rejected.written, 0)
     assert.deepEqual(
       rejected.problems.map((p) => [p.line, p.message.replace(/ \(id \d+\)/, '')]),
-      [[3, 'the keys and bounds is already in the price list']],
+      [[3, 'the keys and bounds are already in the price list: the mode upsert updates its prices']],
     )
     assert.equal(await count(ctx.db, 'glasses_price'), 4)
 
@@ -242,7 +242,7 @@ eachDatabase('CSV import and export', (ctx) => {
     const existing = await run(ctx.db, kind, 'goods', 'model,barcode,category\nC,4601000000017,Футляры\n')
     assert.deepEqual(
       existing.problems.map((p) => [p.line, p.column, p.message.replace(/ \(id \d+\)/, '')]),
-      [[2, 'barcode', 'the barcode is already in the nomenclature']],
+      [[2, 'barcode', 'the barcode is already in the nomenclature: the mode upsert updates it']],
     )
     assert.equal(await count(ctx.db, kind.skuTable), 1)
   })
