@@ -252,6 +252,14 @@ eachDatabase('glass price list: upload and download', (ctx) => {
       )
     })
 
+    test('a sheet headed in Russian uploads: Производитель;Бренд;Модель;Цена;Закупка', async () => {
+      const response = await upload(
+        csv('Производитель; Бренд ;МОДЕЛЬ;цена;Закупка', 'Luxottica;Ray-Ban;RB5154;12 990,00;6 500,00'),
+      )
+      assert.equal(response.statusCode, 200, response.body)
+      assert.deepEqual(await stored(), [['Luxottica', 'Ray-Ban', 'RB5154', '12990.00', '6500.00', 'anonymous']])
+    })
+
     test('a file with problems is a 422 listing each with its line and column, and nothing is written', async () => {
       await seedEntries(ctx.db, numberedEntries('Keep', 1))
       const before = await stored()

@@ -10,6 +10,7 @@ import { type CsvRecord, type CsvSource, openCsv } from './csv-records.js'
 import {
   compareDecimals,
   decimalKey,
+  headerKey,
   parseValue,
   type TransferColumn,
   type TransferTable,
@@ -426,18 +427,22 @@ function mapHeader(
   columns: readonly TransferColumn[],
   problems: ProblemList,
 ): (number | null)[] | null {
-  const byName = new Map(columns.map((column, index) => [column.name.toLowerCase(), index]))
+  const byName = new Map(
+    columns.flatMap((column, index) => [column.name, ...column.aliases].map((name) => [headerKey(name), index])),
+  )
   const seen = new Set<number>()
   const mapping: (number | null)[] = []
   const before = problems.count
   for (const raw of header.fields) {
     const name = raw.trim()
-    const index = byName.get(name.toLowerCase())
+    const index = byName.get(headerKey(name))
     if (index === undefined) {
       problems.add({
         line: header.line,
         column: name,
-        message: `unknown column; the columns are ${columns.map((column) => column.name).join(', ')}`,
+        message:
+          `unknown column; the columns are ${columns.map((column) => column.name).join(', ')} ` +
+          `(in Russian: ${columns.map((column) => column.aliases[0] ?? column.name).join(', ')})`,
       })
       mapping.push(null)
     } else if (seen.has(index)) {

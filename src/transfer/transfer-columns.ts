@@ -24,6 +24,23 @@ export interface TransferColumn {
   readonly scale?: number
   /** `<name>From`/`<name>To` columns name their range, so from ≤ to can be checked. */
   readonly range?: { readonly name: string; readonly bound: 'from' | 'to' }
+  /** Other names a file's header may give the column (Russian spreadsheets' `Бренд`), besides `name`. */
+  readonly aliases: readonly string[]
+}
+
+/**
+ * The names of the columns every kind shares, as Russian spreadsheets head them; the kinds' own columns take
+ * theirs from the descriptors (`ru` in kinds.ts), a range's bounds as `<name> от` / `<name> до`.
+ */
+export const SHARED_ALIASES: Readonly<Record<string, readonly string[]>> = {
+  price: ['Цена', 'Розничная цена', 'Цена розничная'],
+  purchase: ['Закупка', 'Закупочная цена', 'Цена закупки'],
+  barcode: ['Штрихкод', 'Штрих-код'],
+}
+
+/** A header as it is matched: case-insensitive, spaces ignored, `ё` = `е` (`Целевая  группа` = `целеваягруппа`). */
+export function headerKey(name: string): string {
+  return name.toLowerCase().replace(/\s+/g, '').replaceAll('ё', 'е')
 }
 
 export const MAX_TEXT_LENGTH = 255
@@ -40,10 +57,11 @@ export function transferColumns(kind: Kind, table: TransferTable): TransferColum
   const ranges = new Map(kind.ranges.flatMap((r) => [[r.name, r] as const]))
   const fields = table === 'prices' ? entryFieldColumns(kind) : skuFieldColumns(kind)
   return fields.map(([name, column]): TransferColumn => {
+    const aliases = SHARED_ALIASES[name] ?? []
     if (name === 'price' || name === 'purchase') {
-      return { name, column, type: 'money', required: true, precision: 12, scale: 2 }
+      return { name, column, type: 'money', required: true, precision: 12, scale: 2, aliases }
     }
-    if (name === 'barcode') return { name, column, type: 'text', required: true }
+    if (name === 'barcode') return { name, column, type: 'text', required: true, aliases }
     const attribute = attributes.get(name)
     if (attribute) {
       return {
@@ -52,11 +70,19 @@ export function transferColumns(kind: Kind, table: TransferTable): TransferColum
         type: attribute.type,
         required: attribute.entry === 'key',
         ...numericShape(attribute.sqlType),
+        aliases: [attribute.ru],
       }
     }
     const point = ranges.get(name)
     if (point) {
-      return { name, column, type: point.type, required: point.sku === 'required', ...numericShape(point.sqlType) }
+      return {
+        name,
+        column,
+        type: point.type,
+        required: point.sku === 'required',
+        ...numericShape(point.sqlType),
+        aliases: [point.ru],
+      }
     }
     const bound = /^(.*)(From|To)$/.exec(name)
     const range = ranges.get(bound?.[1] ?? '')
@@ -68,6 +94,7 @@ export function transferColumns(kind: Kind, table: TransferTable): TransferColum
       required: false,
       ...numericShape(range.sqlType),
       range: { name: range.name, bound: bound[2] === 'From' ? 'from' : 'to' },
+      aliases: [`${range.ru} ${bound[2] === 'From' ? 'от' : 'до'}`],
     }
   })
 }
