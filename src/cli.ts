@@ -27,8 +27,8 @@ const usage = `usage: npm run cli -- <command>
   seed --scale N [--kinds a,b] [--replace] [--seed S]
                                                    load the demo catalogue (about N SKUs per kind)
   refresh [kind]                                   rebuild the matview of one kind or of all
-  import <kind> <prices|goods> <file.csv> [--mode append|upsert|replace] [--confirm-deletes N] [--dry-run]
-                                                   load a price list or a nomenclature from CSV
+  import <kind> <prices|goods> <file.csv|file.xlsx> [--mode append|upsert|replace] [--confirm-deletes N]
+         [--dry-run] [--format csv|xlsx]           load a price list or a nomenclature from CSV or XLSX
   export <kind> <prices|goods> <file|-> [--format csv|xlsx] [--excel]
                                                    write a price list or a nomenclature, ordered by id
 
@@ -181,6 +181,7 @@ const commands: Record<string, Command> = {
       replace: { type: 'boolean' },
       'confirm-deletes': { type: 'string' },
       'dry-run': { type: 'boolean' },
+      format: { type: 'string' },
     })
     const [kindName, tableName, file, ...extra] = positionals
     const kind = kindArgument(kindName)
@@ -191,6 +192,8 @@ const commands: Record<string, Command> = {
       throw new UsageError(`--mode must be one of ${IMPORT_MODES.join(', ')} (got '${mode}')`)
     }
     if (values.replace && mode !== 'replace') throw new UsageError(`--replace contradicts --mode ${mode}`)
+    const format = values.format ?? (/\.xlsx$/i.test(file) ? 'xlsx' : 'csv')
+    if (format !== 'csv' && format !== 'xlsx') throw new UsageError(`--format must be csv or xlsx (got '${format}')`)
     const confirmText = values['confirm-deletes']
     if (confirmText !== undefined && !/^\d+$/.test(confirmText)) {
       throw new UsageError(`--confirm-deletes must be a whole number (got '${confirmText}')`)
@@ -206,6 +209,7 @@ const commands: Record<string, Command> = {
     const started = performance.now()
     const result = await importCsv(db, kind, table, createReadStream(file), {
       mode: mode as ImportMode,
+      format,
       // A replace from what looks like a filtered export (one brand, say) must confirm what it deletes.
       replaceGuard: {
         columns: kind.attributes

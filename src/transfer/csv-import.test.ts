@@ -377,6 +377,23 @@ eachDatabase('CSV import and export', (ctx) => {
     )
   })
 
+  test('every kind: an XLSX export imports back unchanged (format xlsx) into an empty table', async () => {
+    for (const kind of kinds) {
+      for (const table of ['prices', 'goods'] as const) {
+        await run(ctx.db, kind, table, example(kind, table), { replace: true })
+        const plain = await exportText(ctx.db, kind, table)
+        const out = new PassThrough()
+        const chunks: Buffer[] = []
+        out.on('data', (chunk: Buffer) => chunks.push(chunk))
+        await exportTable(ctx.db.read, kind, table, out, { format: 'xlsx' })
+        const result = await run(ctx.db, kind, table, Buffer.concat(chunks), { replace: true, format: 'xlsx' })
+        assert.deepEqual(result.problems, [], `${kind.path} ${table}`)
+        assert.equal(result.format, 'xlsx')
+        assert.equal(await exportText(ctx.db, kind, table), plain, `${kind.path} ${table}`)
+      }
+    }
+  })
+
   test('export for Excel (; a BOM and decimal commas) imports back unchanged into an empty table', async () => {
     for (const kind of [glasses, lenses]) {
       await run(ctx.db, kind, 'prices', example(kind, 'prices'), { replace: true })

@@ -16,6 +16,7 @@ import {
   type TransferTable,
   transferColumns,
 } from './transfer-columns.js'
+import { openXlsx } from './xlsx.js'
 
 /*
  * CSV import of a kind's price list or nomenclature: one function behind the CLI and HTTP.
@@ -52,7 +53,9 @@ export interface ImportResult {
   /** Rows deleted first by `replace` (0 on a dry run). */
   readonly deleted: number
   readonly dryRun: boolean
-  readonly delimiter: ',' | ';'
+  /** The separator of a CSV file; null for XLSX. */
+  readonly delimiter: ',' | ';' | null
+  readonly format: ImportFormat
   /** The first {@link MAX_REPORTED_PROBLEMS} problems, in file order. */
   readonly problems: readonly ImportProblem[]
   /** All problems, including those not listed. */
@@ -115,7 +118,12 @@ export class ReplaceNotConfirmed extends Error {
   }
 }
 
+/** What the source holds: CSV text, or an XLSX workbook (its first sheet). */
+export type ImportFormat = 'csv' | 'xlsx'
+
 export interface ImportOptions {
+  /** Default `csv`. */
+  readonly format?: ImportFormat
   /** How the file meets the rows already there (default `append`; `replace: true` is `replace`). */
   readonly mode?: ImportMode
   /** Delete the kind's rows of that table first (in the same transaction): `mode: 'replace'`. */
@@ -176,8 +184,17 @@ export async function importCsv(
   const tableName = table === 'prices' ? kind.priceTable : kind.skuTable
   const problems = new ProblemList()
   const mode: ImportMode = options.mode ?? (options.replace ? 'replace' : 'append')
-  const input = await openCsv(source)
-  const base = { kind: kind.path, table, mode, dryRun: options.dryRun ?? false, delimiter: input.delimiter }
+  const format = options.format ?? 'csv'
+  const xlsx = format === 'xlsx'
+  const input = xlsx ? await openXlsx(source) : await openCsv(source)
+  const base = {
+    kind: kind.path,
+    table,
+    mode,
+    format,
+    dryRun: options.dryRun ?? false,
+    delimiter: xlsx ? null : input.delimiter,
+  }
   const none = { written: 0, deleted: 0, created: 0, updated: 0, unchanged: 0 }
   const empty = (rows = 0) => ({ ...base, rows, ...none, ...problems.summary() })
   const fileProblems = () => {
@@ -203,7 +220,10 @@ export async function importCsv(
 
   const fixedColumns = Object.keys(options.fixed ?? {})
   const fixedValues = Object.values(options.fixed ?? {})
-  const decimalComma = input.delimiter === ';'
+  // A workbook's number cells arrive with a point; a number typed as text may have a comma, as with `;`.
+  const decimalComma = xlsx || input.delimiter === ';'
+  // Only CSV exports mark formula-like text with `'`; a workbook's text cells are never formulas.
+  const formulaMarks = !xlsx
   let rows = 0
   /** The valid rows, a batch per chunk of the file, as COPY CSV text; nothing more once a problem is found. */
   const validRows = async function* (withLine: boolean): AsyncGenerator<string> {
@@ -213,7 +233,7 @@ export async function importCsv(
       for (const record of batch) {
         rows++
         if (record.broken) continue
-        const values = checkRecord(record, mapping, columns, decimalComma, problems)
+        const values = checkRecord(record, mapping, columns, { decimalComma, formulaMarks }, problems)
         if (!values) continue
         const key = rowKey(kind, table, columns, values)
         const seen = keys.get(key)
@@ -466,7 +486,7 @@ function checkRecord(
   record: CsvRecord,
   mapping: readonly (number | null)[],
   columns: readonly TransferColumn[],
-  decimalComma: boolean,
+  reading: { readonly decimalComma: boolean; readonly formulaMarks: boolean },
   problems: ProblemList,
 ): (string | null)[] | null {
   if (record.fields.length !== mapping.length) {
@@ -482,7 +502,7 @@ function checkRecord(
   record.fields.forEach((raw, position) => {
     const index = mapping[position] as number
     const column = columns[index] as TransferColumn
-    const parsed = parseValue(column, raw, decimalComma)
+    const parsed = parseValue(column, raw, reading.decimalComma, reading.formulaMarks)
     if ('error' in parsed) {
       problems.add({ line: record.line, column: column.name, message: parsed.error })
       valid = false

@@ -108,17 +108,22 @@ const groupingSpaces = /(?<=\d)[\s\u00a0\u202f](?=\d)/g
 /**
  * Checks one value of a file against its column's rule; returns the text to load (a canonical decimal for
  * numbers, NULL for an empty cell) or a reason. `decimalComma` accepts `1 234,50` as spreadsheets in Russian
- * write it (only in files separated by `;`, where the comma cannot be a separator). A text cell `'=…` (a formula
- * an export neutralised) loses its first `'`.
+ * write it (only in files separated by `;`, where the comma cannot be a separator). With `formulaMarks` (CSV) a
+ * text cell `'=…` (a formula an export neutralised) loses its first `'`.
  */
-export function parseValue(column: TransferColumn, raw: string, decimalComma: boolean): ParsedValue {
+export function parseValue(
+  column: TransferColumn,
+  raw: string,
+  decimalComma: boolean,
+  formulaMarks = true,
+): ParsedValue {
   if (raw.includes('\u0000')) return { error: 'contains a NUL character' }
   if (raw.includes('\ufffd')) return { error: 'is not valid UTF-8 (save the file as "CSV UTF-8")' }
   const text = raw.trim()
   if (text === '') return column.required ? { error: 'is required' } : { value: null }
   if (column.type === 'text') {
     // An export wrote `'` before a text a spreadsheet would run as a formula: the value is what follows it.
-    const value = restoreFormula(text)
+    const value = formulaMarks ? restoreFormula(text) : text
     // Characters, not UTF-16 units, count; a text of at most that many units cannot be too long.
     return value.length > MAX_TEXT_LENGTH && [...value].length > MAX_TEXT_LENGTH
       ? { error: `is longer than ${MAX_TEXT_LENGTH} characters` }
