@@ -263,6 +263,49 @@ eachDatabase('glass price list: upload and download', (ctx) => {
       assert.deepEqual(await stored(), [['Luxottica', 'Ray-Ban', 'RB5154', '12990.00', '6500.00', 'anonymous']])
     })
 
+    test('problems follow Accept-Language: Russian for ru, English otherwise', async () => {
+      await seedEntries(ctx.db, [{ manufacturer: 'A', brand: 'B', model: 'C', price: 1, purchase: 1 }])
+      const file = csv('Производитель;Бренд;Модель;Цена;Закупка;Цвет', 'A;B;C;1;1;x', 'A;B;D;-1;1,555;x')
+      const ask = (language?: string) =>
+        app.inject({
+          method: 'POST',
+          url: `${pricesPath}/import`,
+          headers: { 'content-type': 'text/csv', ...(language ? { 'accept-language': language } : {}) },
+          payload: file,
+        })
+      const russian = await ask('ru-RU,ru;q=0.9,en;q=0.5')
+      assert.equal(russian.statusCode, 422)
+      assert.equal(russian.headers['content-language'], 'ru')
+      const problem = russian.json()
+      assert.equal(problem.title, 'Необрабатываемые данные')
+      assert.equal(problem.detail, 'В файле 1 ошибка; ничего не записано')
+      assert.match(
+        problem.problems[0].message,
+        /^неизвестный столбец; столбцы: Производитель, Бренд, Модель, Цена, Закупка/,
+      )
+      const russianProblems = async (...lines: string[]) =>
+        (
+          await app.inject({
+            method: 'POST',
+            url: `${pricesPath}/import`,
+            headers: { 'content-type': 'text/csv', 'accept-language': 'ru' },
+            payload: csv('Производитель;Бренд;Модель;Цена;Закупка', ...lines),
+          })
+        )
+          .json()
+          .problems.map((p: { message: string }) => p.message.replace(/ \(id \d+\)/, ''))
+      assert.deepEqual(await russianProblems('A;B;D;-1;1,555'), [
+        'не может быть отрицательным',
+        'больше 2 знаков после запятой',
+      ])
+      assert.deepEqual(await russianProblems('A;B;C;1;1'), [
+        'такие ключи и границы уже есть в прайс-листе: режим upsert обновит цены',
+      ])
+      const english = await ask()
+      assert.equal(english.headers['content-language'], 'en')
+      assert.equal(english.json().detail, 'The file has 1 problem; nothing was written')
+    })
+
     test('a file with problems is a 422 listing each with its line and column, and nothing is written', async () => {
       await seedEntries(ctx.db, numberedEntries('Keep', 1))
       const before = await stored()
