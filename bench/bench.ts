@@ -51,6 +51,8 @@ export interface BenchOptions {
   readonly caches?: 'on' | 'off'
   /** The service's in-memory search index, SEARCH_INDEX (default on, as deployed). */
   readonly searchIndex?: 'on' | 'off'
+  /** `off` measures the service alone: no floor, no ratios (for profiling and tuning). Default on. */
+  readonly floor?: 'on' | 'off'
   /** Requests per run of the cold mix, each sent once (default 20,000; 0 leaves it out). */
   readonly coldRequests?: number
   /**
@@ -462,6 +464,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       if (result.errors > 0) log(failureLine(scenario, side.trim(), result))
     }
     const measureFloor = async (scenario: Scenario, run: number) => {
+      if (options.floor === 'off') return
       const result = await floorOf(scenario, run, db as Database)
       show(scenario, 'floor  ', result)
       record(floorRuns, scenario.id, result)

@@ -139,14 +139,15 @@ export function reportTable(report: BenchReport): string {
 }
 
 /** Writes the run's JSON and rewrites REPORT.md from the latest run of each database; returns the JSON's path. */
-export function writeReport(report: BenchReport, resultsDir: string, reportFile: string): string {
+/** Saves a run under `resultsDir` and, given a report file, rewrites it from every run saved there. */
+export function writeReport(report: BenchReport, resultsDir: string, reportFile?: string): string {
   mkdirSync(resultsDir, { recursive: true })
   const file = join(
     resultsDir,
     `${report.date.replace(/[:.]/g, '-')}-${report.driver}-caches-${report.caches}-index-${report.searchIndex ?? 'off'}.json`,
   )
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`)
-  writeReportFile(resultsDir, reportFile)
+  if (reportFile) writeReportFile(resultsDir, reportFile)
   return file
 }
 

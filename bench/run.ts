@@ -7,7 +7,7 @@ import { reportTable, writeReport } from './report.js'
 /*
  * npm run bench -- [--scale N] [--duration S] [--connections C] [--runs R] [--only a,d-listing,cold] [--reuse]
  *                  [--caches on|off] [--index on|off] [--cold-requests N] [--cold-runs R] [--other-scale N]
- *                  [--ready-timeout S]
+ *                  [--ready-timeout S] [--floor on|off]
  * Against BENCH_DATABASE_URL when set, else the embedded database in bench/.data. Exits with 1 when any request
  * failed (a non-2xx answer, an SQL error), after writing the report.
  */
@@ -24,6 +24,7 @@ const { values } = parseArgs({
     reuse: { type: 'boolean', default: false },
     caches: { type: 'string', default: 'on' },
     index: { type: 'string', default: 'on' },
+    floor: { type: 'string', default: 'on' },
     'cold-requests': { type: 'string', default: '20000' },
     'cold-runs': { type: 'string', default: '1' },
     'other-scale': { type: 'string' },
@@ -37,7 +38,7 @@ if (values.help) {
   process.stdout.write(
     'npm run bench -- [--scale N] [--duration S] [--connections C] [--runs R] [--only ids] [--reuse]\n' +
       '                 [--caches on|off] [--index on|off] [--cold-requests N] [--cold-runs R]\n' +
-      '                 [--other-scale N] [--ready-timeout S] [--data-dir D]\n' +
+      '                 [--other-scale N] [--ready-timeout S] [--data-dir D] [--floor on|off]\n' +
       '  BENCH_DATABASE_URL: the PostgreSQL database to fill and measure (its catalogue is replaced);\n' +
       '  unset: the embedded database in --data-dir.\n' +
       '  --only: scenario ids or their prefixes (a, d-listing, cold: the cold mix at 1 and C connections).\n' +
@@ -45,12 +46,14 @@ if (values.help) {
       '  --cold-requests: requests per run of the cold mix, each sent once (0 leaves it out);\n' +
       '  --cold-runs: its runs (default 1).\n' +
       '  --other-scale: SKUs of each of the five other kinds (default a tenth of --scale, at least 1,000).\n' +
-      '  --ready-timeout: seconds the service may take to become ready (its index loads first).\n',
+      '  --ready-timeout: seconds the service may take to become ready (its index loads first).\n' +
+      '  --floor off: measure the service alone (for profiling and tuning; no ratios, and the run is kept\n' +
+      '    under results/service-only/, out of REPORT.md).\n',
   )
   process.exit(0)
 }
 
-for (const name of ['caches', 'index'] as const) {
+for (const name of ['caches', 'index', 'floor'] as const) {
   if (values[name] !== 'on' && values[name] !== 'off') {
     process.stderr.write(`bench: --${name} must be on or off (got ${values[name]})\n`)
     process.exit(2)
@@ -82,12 +85,16 @@ const report = await runBench({
   reuse: values.reuse,
   caches: values.caches as 'on' | 'off',
   searchIndex: values.index as 'on' | 'off',
+  floor: values.floor as 'on' | 'off',
   coldRequests: positive('cold-requests', values['cold-requests'], 20_000, { zero: true }),
   coldRuns: positive('cold-runs', values['cold-runs'], 1),
   readySeconds: positive('ready-timeout', values['ready-timeout'], 300),
   log: (line) => process.stdout.write(`${line}\n`),
 })
-const file = writeReport(report, join(here, 'results'), join(here, 'REPORT.md'))
+const file =
+  values.floor === 'off'
+    ? writeReport(report, join(here, 'results', 'service-only'))
+    : writeReport(report, join(here, 'results'), join(here, 'REPORT.md'))
 process.stdout.write(`\n${reportTable(report)}\n\nresults: ${file}\n`)
 
 const failed = report.scenarios.filter((scenario) => scenario.service.errors > 0 || scenario.floor.errors > 0)

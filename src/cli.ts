@@ -10,6 +10,11 @@ import { kindByPath, kinds } from './catalog/kinds.js'
 import { ConfigError, loadConfig } from './config.js'
 import { type Database, openDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
+import {
+  describeLookAlikeKeyReport,
+  LOOK_ALIKE_MIGRATION,
+  readLookAlikeKeyReport,
+} from './glass-prices/look-alike-keys.js'
 import { IMPORT_MODES, type ImportMode, importCsv, ReplaceNotConfirmed } from './transfer/csv-import.js'
 import { type ExportFormat, exportTable } from './transfer/export-writer.js'
 import { createProgress } from './transfer/progress.js'
@@ -61,7 +66,12 @@ export async function runCli(argv: readonly string[], io: CliIo = process): Prom
       poolSize: 2,
       applicationName: 'optics-catalog-cli',
     })
-    await migrateToLatest(db.primary)
+    const applied = await migrateToLatest(db.primary)
+    if (applied.includes(LOOK_ALIKE_MIGRATION)) {
+      for (const line of describeLookAlikeKeyReport(await readLookAlikeKeyReport(db.primary))) {
+        io.stderr.write(`optics-catalog: ${line}\n`)
+      }
+    }
     return await run(db, rest, io)
   } catch (error) {
     if (error instanceof UsageError) {

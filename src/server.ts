@@ -3,6 +3,11 @@ import { ensureDemoCatalogue } from './catalog/demo-catalogue.js'
 import { type Config, ConfigError, loadConfig } from './config.js'
 import { openDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
+import {
+  describeLookAlikeKeyReport,
+  LOOK_ALIKE_MIGRATION,
+  readLookAlikeKeyReport,
+} from './glass-prices/look-alike-keys.js'
 import { removeStaleUploads } from './transfer/upload-spool.js'
 
 /**
@@ -45,8 +50,16 @@ async function main(): Promise<void> {
     poolSize: config.databasePoolSize,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
   })
-  await migrateToLatest(db.primary)
+  const applied = await migrateToLatest(db.primary)
   const app = await buildApp({ config, db })
+  if (applied.includes(LOOK_ALIKE_MIGRATION)) {
+    // Once, when the migration has just run: what it merged, and what a price manager must look at.
+    const report = await readLookAlikeKeyReport(db.primary)
+    const lines = describeLookAlikeKeyReport(report)
+    const clean = report.lookAlikes.length === 0 && report.invalid.length === 0
+    if (lines.length > 0)
+      app.log[clean ? 'info' : 'warn']({ findings: lines }, 'look-alike keys of the glass price list')
+  }
   // Uploads a crashed or killed predecessor was spooling would otherwise stay on disk for ever.
   const staleUploads = await removeStaleUploads()
   if (staleUploads > 0) app.log.info({ removed: staleUploads }, 'removed upload spools of stopped processes')

@@ -27,10 +27,21 @@ export interface Suggestion {
   readonly match: SuggestionMatch
 }
 
-export interface FieldValue {
-  readonly value: string
-  readonly normalised: string
-  readonly count: number
+/**
+ * A field's distinct values with how many rows carry each, as parallel lists: value `i` is `values[i]`, normalised
+ * as `normalised[i]`, carried by `counts[i]` rows (0: none, skipped; the search index lists values no row carries
+ * any more, and NULL, that way). The `normalised` list's identity keys its trigram postings, so lists that share
+ * it (the search index's data versions with the same values) share them.
+ */
+export interface FieldValues {
+  readonly values: readonly string[]
+  readonly normalised: readonly string[]
+  readonly counts: ArrayLike<number>
+  /**
+   * The indexes that may contain a normalised query (every one that does is among them), from an n-gram index;
+   * undefined (or returning undefined): look at every value.
+   */
+  readonly candidates?: (query: string) => Iterable<number> | undefined
 }
 
 /**
@@ -67,7 +78,7 @@ async function fieldValues(
   column: RawBuilder<unknown>,
   fieldName: string,
   cache?: ResultCache,
-): Promise<FieldValue[]> {
+): Promise<FieldValues> {
   const reads = searchReads(byPriceList)
   const from = byPriceList ? sql`${sql.table(kind.priceTable)} AS e` : sql`${sql.table(kind.matview)} AS m`
   const compute = async () => {
@@ -75,11 +86,11 @@ async function fieldValues(
       SELECT ${column} AS value, count(*) AS count, ${dataVersionSql(kind, reads)} AS version
       FROM ${from} WHERE ${column} IS NOT NULL GROUP BY ${column}`.execute(db)
     return {
-      value: rows.map((row) => ({
-        value: row.value,
-        normalised: normaliseKeyText(row.value),
-        count: Number(row.count),
-      })),
+      value: {
+        values: rows.map((row) => row.value),
+        normalised: rows.map((row) => suggestionText(row.value)),
+        counts: rows.map((row) => Number(row.count)),
+      },
       version: rows[0]?.version ?? null,
     }
   }
@@ -88,12 +99,18 @@ async function fieldValues(
   return cache.getOrCompute(key, await readDataVersion(db, kind, reads), compute)
 }
 
-export function suggestionValue(value: string, count: number): FieldValue {
-  return { value, count, normalised: normaliseKeyText(value) }
+/** A value as suggestions compare it with a query (`optics_norm`'s rules: trimmed, lower case, ё as е). */
+export function suggestionText(value: string): string {
+  return normaliseKeyText(value)
 }
 
-const byCount = (a: FieldValue, b: FieldValue) =>
-  b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0)
+/** Orders value indexes by count, highest first, then by value. */
+const byCount =
+  ({ values, counts }: FieldValues) =>
+  (a: number, b: number) => {
+    const [x, y] = [values[a] as string, values[b] as string]
+    return (counts[b] as number) - (counts[a] as number) || (x < y ? -1 : x > y ? 1 : 0)
+  }
 
 /** Inserts `item` into `best` (sorted by `order`, at most `limit` long) if it belongs there. */
 function keepBest<T>(best: T[], item: T, limit: number, order: (a: T, b: T) => number): void {
@@ -108,68 +125,89 @@ function keepBest<T>(best: T[], item: T, limit: number, order: (a: T, b: T) => n
 /** Above this many values, similarity is computed only for values sharing a trigram with the query. */
 const INDEXED_VALUES = 2000
 
+/** For each trigram, the indexes of the values holding it, packed: `indexes[offsets[slot]] … indexes[offsets[slot + 1] - 1]`. */
 export interface TrigramPostings {
-  /** Trigram → indexes of the values holding it. */
-  readonly grams: Map<string, number[]>
+  /** Trigram → its slot. */
+  readonly slots: Map<string, number>
+  readonly offsets: Uint32Array
+  readonly indexes: Uint32Array
   /** Value index → how many distinct trigrams it has. */
   readonly sizes: Uint32Array
 }
 
-// Built once per list of texts. A list of values stands for one data version (cached, or kept by the search index);
-// the search index lists the same texts in the same places for every version with the same values, and says so
-// (`shareTrigrams`), so a write that changes counts alone keeps the postings.
-const postingsOf = new WeakMap<object, TrigramPostings>()
-const textsOf = new WeakMap<readonly FieldValue[], readonly string[]>()
+// Built once per list of normalised texts: a cached list stands for one data version; the search index's lists
+// share their texts across data versions with the same values, so a write that changes counts alone keeps them.
+const postingsOf = new WeakMap<readonly string[], TrigramPostings>()
 
-/** Declares that value `i` of `values` is normalised as `texts[i + 1]`: postings are kept with `texts`. */
-export function shareTrigrams(values: readonly FieldValue[], texts: readonly string[]): void {
-  textsOf.set(values, texts)
-}
-
-/** The trigram postings of a list of values (built once per list; the search index builds them as it loads). */
-export function trigramPostings(values: readonly FieldValue[]): TrigramPostings {
-  const texts = textsOf.get(values)
-  const key: object = texts ?? values
-  let postings = postingsOf.get(key)
+/** The trigram postings of a list of values (built once per list of texts; the search index builds them as it loads). */
+export function trigramPostings(list: FieldValues): TrigramPostings {
+  const texts = list.normalised
+  let postings = postingsOf.get(texts)
   if (!postings) {
-    const grams = new Map<string, number[]>()
-    const sizes = new Uint32Array(values.length)
-    values.forEach((value, index) => {
-      const own = trigrams(value.normalised)
+    // Two passes (count, then place), so the postings are two typed arrays rather than an array per trigram.
+    const slots = new Map<string, number>()
+    const sizes = new Uint32Array(texts.length)
+    let counts = new Uint32Array(1024)
+    for (let index = 0; index < texts.length; index++) {
+      const own = trigrams(texts[index] as string)
       sizes[index] = own.size
       for (const gram of own) {
-        const list = grams.get(gram)
-        if (list) list.push(index)
-        else grams.set(gram, [index])
+        let slot = slots.get(gram)
+        if (slot === undefined) {
+          slot = slots.size
+          slots.set(gram, slot)
+          if (slot === counts.length) {
+            const grown = new Uint32Array(counts.length * 2)
+            grown.set(counts)
+            counts = grown
+          }
+        }
+        counts[slot] = (counts[slot] as number) + 1
       }
-    })
-    postings = { grams, sizes }
-    postingsOf.set(key, postings)
+    }
+    const offsets = new Uint32Array(slots.size + 1)
+    for (let slot = 0; slot < slots.size; slot++)
+      offsets[slot + 1] = (offsets[slot] as number) + (counts[slot] as number)
+    const next = offsets.slice(0, slots.size)
+    const indexes = new Uint32Array(offsets[slots.size] as number)
+    for (let index = 0; index < texts.length; index++) {
+      for (const gram of trigrams(texts[index] as string)) {
+        const slot = slots.get(gram) as number
+        indexes[next[slot] as number] = index
+        next[slot] = (next[slot] as number) + 1
+      }
+    }
+    postings = { slots, offsets, indexes, sizes }
+    postingsOf.set(texts, postings)
   }
   return postings
 }
 
 /** Whether suggestions over these values score similarity through trigram postings. */
-export const indexedForSimilarity = (values: readonly FieldValue[]) => values.length > INDEXED_VALUES
+export const indexedForSimilarity = (list: FieldValues) => list.values.length > INDEXED_VALUES
 
 /**
- * Each value with its similarity to the query's trigrams (pg_trgm's measure, {@link similarity}); values that
- * share no trigram with it (similarity 0) may be left out.
+ * Each value's index with its similarity to the query's trigrams (pg_trgm's measure, {@link similarity}); values
+ * that share no trigram with it (similarity 0) may be left out.
  */
-function* similarValues(
-  values: readonly FieldValue[],
-  wanted: Set<string>,
-): Generator<{ value: FieldValue; score: number }> {
+function* similarValues(list: FieldValues, wanted: Set<string>): Generator<{ index: number; score: number }> {
   if (wanted.size === 0) return
-  if (values.length <= INDEXED_VALUES) {
-    for (const value of values) yield { value, score: similarity(wanted, trigrams(value.normalised)) }
+  const texts = list.normalised
+  if (!indexedForSimilarity(list)) {
+    for (let index = 0; index < texts.length; index++) {
+      yield { index, score: similarity(wanted, trigrams(texts[index] as string)) }
+    }
     return
   }
-  const postings = trigramPostings(values)
-  const shared = new Uint32Array(values.length)
+  const postings = trigramPostings(list)
+  const shared = new Uint32Array(texts.length)
   const touched: number[] = []
+  const { slots, offsets, indexes } = postings
   for (const gram of wanted) {
-    for (const index of postings.grams.get(gram) ?? []) {
+    const slot = slots.get(gram)
+    if (slot === undefined) continue
+    for (let at = offsets[slot] as number; at < (offsets[slot + 1] as number); at++) {
+      const index = indexes[at] as number
       if (shared[index] === 0) touched.push(index)
       shared[index] = (shared[index] as number) + 1
     }
@@ -177,7 +215,7 @@ function* similarValues(
   for (const index of touched) {
     const common = shared[index] as number
     const size = postings.sizes[index] as number
-    yield { value: values[index] as FieldValue, score: common / (wanted.size + size - common) }
+    yield { index, score: common / (wanted.size + size - common) }
   }
 }
 
@@ -198,36 +236,47 @@ export async function suggest(
         `allowed: ${suggestableFields(kind, request.byPriceList).join(', ')}`,
     )
   }
-  const query = normaliseKeyText(request.q)
+  const query = suggestionText(request.q)
   if (query === '') throw invalidField('q', 'must not be blank')
   const limit = Math.min(request.limit ?? MAX_SUGGESTIONS, MAX_SUGGESTIONS)
-  const values: readonly FieldValue[] =
+  const list: FieldValues =
     (await index?.fieldValues(kind, field, request.byPriceList)) ??
     (await fieldValues(db, kind, request.byPriceList, column, field.name, cache))
+  const { values, normalised, counts } = list
+  const order = byCount(list)
 
   // One pass: the best `limit` of each class are kept as they come (no sort of thousands of values).
-  const prefix: FieldValue[] = []
-  const substring: FieldValue[] = []
-  for (const value of values) {
-    // The search index lists values no row carries any more (count 0) until they leave its dictionary.
-    if (value.count === 0) continue
-    if (value.normalised.startsWith(query)) keepBest(prefix, value, limit, byCount)
-    else if (value.normalised.includes(query)) keepBest(substring, value, limit, byCount)
+  const prefix: number[] = []
+  const substring: number[] = []
+  const consider = (index: number) => {
+    if (counts[index] === 0) return
+    const text = normalised[index] as string
+    if (text.startsWith(query)) keepBest(prefix, index, limit, order)
+    else if (text.includes(query)) keepBest(substring, index, limit, order)
   }
+  const candidates = list.candidates?.(query)
+  if (candidates) for (const index of candidates) consider(index)
+  else for (let index = 0; index < values.length; index++) consider(index)
+  const suggestion = (index: number, match: SuggestionMatch): Suggestion => ({
+    value: values[index] as string,
+    count: counts[index] as number,
+    match,
+  })
   const found: Suggestion[] = [
-    ...prefix.map((value) => ({ value: value.value, count: value.count, match: 'prefix' as const })),
-    ...substring.map((value) => ({ value: value.value, count: value.count, match: 'substring' as const })),
+    ...prefix.map((index) => suggestion(index, 'prefix')),
+    ...substring.map((index) => suggestion(index, 'substring')),
   ].slice(0, limit)
   if (found.length < limit) {
     const wanted = trigrams(query)
-    const similar: { value: FieldValue; score: number }[] = []
-    const bySimilarity = (a: { value: FieldValue; score: number }, b: { value: FieldValue; score: number }) =>
-      b.score - a.score || byCount(a.value, b.value)
-    for (const { value, score } of similarValues(values, wanted)) {
-      if (value.count === 0 || score < SIMILARITY_THRESHOLD || value.normalised.includes(query)) continue
-      keepBest(similar, { value, score }, limit - found.length, bySimilarity)
+    const similar: { index: number; score: number }[] = []
+    const bySimilarity = (a: { index: number; score: number }, b: { index: number; score: number }) =>
+      b.score - a.score || order(a.index, b.index)
+    for (const candidate of similarValues(list, wanted)) {
+      const { index, score } = candidate
+      if (counts[index] === 0 || score < SIMILARITY_THRESHOLD || (normalised[index] as string).includes(query)) continue
+      keepBest(similar, candidate, limit - found.length, bySimilarity)
     }
-    for (const { value } of similar) found.push({ value: value.value, count: value.count, match: 'similar' })
+    for (const { index } of similar) found.push(suggestion(index, 'similar'))
   }
   return found
 }

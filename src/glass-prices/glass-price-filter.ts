@@ -1,4 +1,5 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely'
+import { canonicalText } from '../catalog/key-text.js'
 import { containsSql } from '../catalog/search-query.js'
 import { compareDecimal, type DecimalValue, parseDecimal } from '../http/decimal.js'
 import { badRequest, type FieldError } from '../http/problem.js'
@@ -27,7 +28,8 @@ const ranges = [
 
 /**
  * Reads the filters from query parameters (as validated by `glassPriceFilterQueryProperties`, or raw from a CLI).
- * Blank values are absent. Throws a 400 naming the fields when a value is not a number or a range is reversed.
+ * Text is brought to the keys' one form (catalog/key-text.ts), so a filter typed with a no-break space finds its
+ * entries. Blank values are absent. Throws a 400 naming the fields when a value is not a number or a range is reversed.
  */
 export function parseGlassPriceFilter(query: Readonly<Record<string, unknown>>): GlassPriceFilter {
   const filter: Record<string, string> = {}
@@ -35,7 +37,7 @@ export function parseGlassPriceFilter(query: Readonly<Record<string, unknown>>):
   for (const name of textFilters) {
     const value = query[name]
     if (value === undefined || value === null) continue
-    const trimmed = String(value).trim()
+    const trimmed = canonicalText(String(value)).trim()
     if (trimmed !== '') filter[name] = trimmed
   }
   const decimals: Record<string, DecimalValue> = {}

@@ -1,6 +1,7 @@
 import { type Expression, type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely'
 import { dataVersionSql, readDataVersion } from '../catalog/catalog-state.js'
 import { type PageCaches, readCountedPage } from '../catalog/counted-page.js'
+import { canonicalText, keyTextProblem } from '../catalog/key-text.js'
 import { glasses } from '../catalog/kinds.js'
 import type { SearchIndex } from '../catalog/search-index/search-index.js'
 import { DATA_VERSION } from '../catalog/search-query.js'
@@ -60,14 +61,20 @@ export function parseId(raw: unknown, field = 'id'): string {
   throw invalidField(field, 'must be a positive integer')
 }
 
-/** Validates a create/update body (types are already checked by the schema); every problem is one field error. */
+/**
+ * Validates a create/update body (types are already checked by the schema); every problem is one field error.
+ * Keys are brought to their one form (catalog/key-text.ts) and trimmed before the duplicate check: a key of
+ * nothing but invisible characters is blank, and one with a bidi control or invalid text is refused.
+ */
 export function validateGlassPriceInput(body: GlassPriceInputBody): GlassPriceInput {
   const errors: FieldError[] = []
   const texts: Record<string, string> = {}
   for (const field of ['manufacturer', 'brand', 'model'] as const) {
-    const value = body[field].trim()
+    const value = canonicalText(body[field]).trim()
     const length = [...value].length
+    const problem = keyTextProblem(value)
     if (length === 0) errors.push({ field, message: 'must not be blank' })
+    else if (problem) errors.push({ field, message: problem })
     else if (length > MAX_TEXT_LENGTH) errors.push({ field, message: `must be at most ${MAX_TEXT_LENGTH} characters` })
     texts[field] = value
   }

@@ -18,7 +18,12 @@ export const MAX_TEXT_LENGTH = 255
 export const MAX_PRICE = '99999999.99'
 
 const text = (description: string) =>
-  Type.String({ description: `${description}; trimmed, 1–${MAX_TEXT_LENGTH} characters`, examples: ['Safilo'] })
+  Type.String({
+    description:
+      `${description}; a key: invisible characters removed, no-break spaces made spaces, NFC, trimmed, ` +
+      `1–${MAX_TEXT_LENGTH} characters; bidi controls and unpaired surrogates are refused`,
+    examples: ['Safilo'],
+  })
 const money = (description: string) =>
   DecimalInput({
     description: `${description}, roubles: 0 … ${MAX_PRICE}, at most 2 decimals (a number or a numeric string)`,
@@ -78,11 +83,15 @@ const QueryDecimal = (description: string) =>
     examples: ['1500'],
   })
 
+const textFilterDescription =
+  'Case-insensitive substring, read as keys are written (invisible characters removed, no-break spaces made ' +
+  'spaces, NFC); blank = no filter'
+
 /** The listing's filters, shared by the listing, the bulk change and the export. */
 export const glassPriceFilterQueryProperties = {
-  manufacturer: Type.Optional(Type.String({ description: 'Case-insensitive substring; blank = no filter' })),
-  brand: Type.Optional(Type.String({ description: 'Case-insensitive substring; blank = no filter' })),
-  model: Type.Optional(Type.String({ description: 'Case-insensitive substring; blank = no filter' })),
+  manufacturer: Type.Optional(Type.String({ description: textFilterDescription })),
+  brand: Type.Optional(Type.String({ description: textFilterDescription })),
+  model: Type.Optional(Type.String({ description: textFilterDescription })),
   priceFrom: Type.Optional(QueryDecimal('Retail price ≥ this (inclusive)')),
   priceTo: Type.Optional(QueryDecimal('Retail price ≤ this (inclusive)')),
   purchaseFrom: Type.Optional(QueryDecimal('Purchase price ≥ this (inclusive)')),

@@ -20,7 +20,8 @@ import {
  * money stays exact). A create has only new values, a delete only old ones.
  *
  * A revert restores the old values of the entries that still hold the change's new values, reports the others
- * as conflicts, and is itself a change. It never re-applies arithmetic (an inverse percentage does not give the
+ * as conflicts, and is itself a change. Restored keys are written in their one form (`optics_key_text`, see
+ * catalog/key-text.ts), as every other door writes them. It never re-applies arithmetic (an inverse percentage does not give the
  * old prices back); it restores the recorded values.
  */
 
@@ -257,9 +258,10 @@ export async function revertChange(db: Db, changeIdText: string, user: string): 
                  WHEN 'purchase' THEN e.purchase = r.new_value::numeric
                END) AS holds_new,
                bool_or(e.id IS NOT NULL) AS present,
-               max(r.old_value) FILTER (WHERE r.field = 'manufacturer') AS old_manufacturer,
-               max(r.old_value) FILTER (WHERE r.field = 'brand') AS old_brand,
-               max(r.old_value) FILTER (WHERE r.field = 'model') AS old_model,
+               -- Keys recorded before they had one form (migration 0007) come back in it.
+               optics_key_text(max(r.old_value) FILTER (WHERE r.field = 'manufacturer')) AS old_manufacturer,
+               optics_key_text(max(r.old_value) FILTER (WHERE r.field = 'brand')) AS old_brand,
+               optics_key_text(max(r.old_value) FILTER (WHERE r.field = 'model')) AS old_model,
                max(r.old_value) FILTER (WHERE r.field = 'price') AS old_price,
                max(r.old_value) FILTER (WHERE r.field = 'purchase') AS old_purchase
         FROM glass_price_change_row r
@@ -368,7 +370,8 @@ export async function revertChange(db: Db, changeIdText: string, user: string): 
     if (count('recreateAfterRemoval') > 0) await recreate(true).execute(trx)
     await sql`
       INSERT INTO glass_price_change_row (change_id, entry_id, field, old_value, new_value)
-      SELECT ${revertId}, r.entry_id, r.field, r.new_value, r.old_value
+      SELECT ${revertId}, r.entry_id, r.field, r.new_value,
+        CASE WHEN r.field IN ('manufacturer', 'brand', 'model') THEN optics_key_text(r.old_value) ELSE r.old_value END
       FROM glass_price_change_row r JOIN glass_price_revert_plan p ON p.entry_id = r.entry_id
       WHERE r.change_id = ${changeId} AND p.conflict IS NULL`.execute(trx)
     await sql`DROP TABLE glass_price_revert_plan`.execute(trx)

@@ -1,4 +1,5 @@
 import { parse as parseLosslessJson } from 'lossless-json'
+import { canonicalText } from '../catalog/key-text.js'
 import { parseDecimal } from './decimal.js'
 
 /*
@@ -25,7 +26,9 @@ import { parseDecimal } from './decimal.js'
  *   integers  the same, decimal or hexadecimal (0x…, #…)
  *   booleans  true/on/yes/1, false/off/no/0 in any case, trimmed
  *   lists     a single value is a list of one
- * Text parameters are left as they are (Spring converts nothing for a String).
+ * Text, in bodies and query strings alike, is brought to its one form (catalog/key-text.ts: invisible characters
+ * removed, no-break spaces made spaces, NFC), so a key typed with a no-break space or in decomposed form is the
+ * same key, and a filter typed so finds it. Spring converted nothing for a String; this is the one departure.
  */
 
 type FieldKind = 'decimal' | 'integer' | 'boolean' | 'enum' | 'text' | 'list'
@@ -72,6 +75,7 @@ function bodyDecimal(value: unknown, sourceText: () => string | undefined): Conv
 
 function bodyText(value: unknown, sourceText: () => string | undefined): Converted {
   if (typeof value === 'number') return sourceText() ?? String(value)
+  if (typeof value === 'string') return canonicalText(value)
   return typeof value === 'boolean' ? String(value) : value
 }
 
@@ -176,7 +180,7 @@ function numberTextsOf(body: object): (name: string) => string | undefined {
 
 function queryConverter(kind: FieldKind): Converter | undefined {
   if (kind === 'list') return (value) => (typeof value === 'string' ? [value] : value)
-  if (kind === 'text') return undefined
+  if (kind === 'text') return (value) => (typeof value === 'string' ? canonicalText(value) : value)
   const convert = queryConverters[kind]
   return (value) => {
     if (typeof value !== 'string') return value

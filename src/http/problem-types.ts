@@ -7,8 +7,10 @@
 export const problemTypes = {
   'invalid-request':
     'A value of the request is missing, of the wrong type, out of range or not allowed (400, `errors` names the fields)',
-  'malformed-body': 'The body is not valid JSON, or its length does not match Content-Length (400)',
-  'malformed-request': 'The URL does not percent-decode, or the request is not valid HTTP (400)',
+  'malformed-body':
+    'The body is not valid JSON or not valid UTF-8 (`errors` names the fields), or its length does not match Content-Length (400)',
+  'malformed-request':
+    'The URL, path or query string, does not percent-decode to UTF-8, or the request is not valid HTTP (400)',
   'value-out-of-range': 'A value the database cannot hold (400)',
   unauthorized: 'No valid Bearer token (401, with WWW-Authenticate)',
   forbidden: 'The token lacks the role a write needs (403)',

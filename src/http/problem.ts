@@ -140,6 +140,21 @@ export function instancePath(request: FastifyRequest): string {
   return pathOf(request.raw.url ?? request.url)
 }
 
+/**
+ * Whether the URL's query string percent-decodes to UTF-8: every `%` starts two hex digits, and the bytes they
+ * make are valid UTF-8 (`%FF` and a cut sequence such as `%E0%A4%A` are not).
+ */
+export function queryDecodes(url: string): boolean {
+  const queryStart = url.indexOf('?')
+  if (queryStart === -1 || url.indexOf('%', queryStart) === -1) return true
+  try {
+    decodeURIComponent(url.slice(queryStart + 1))
+    return true
+  } catch {
+    return false
+  }
+}
+
 function pathOf(url: string): string {
   const queryStart = url.indexOf('?')
   return queryStart === -1 ? url : url.slice(0, queryStart)
@@ -313,6 +328,15 @@ export function registerProblemHandlers(app: FastifyInstance): void {
     if (allowed.length === 0) return sendProblem(reply, request, 404, `No resource at ${instancePath(request)}`)
     return reply.code(200).header('allow', allowed.join(', ')).send()
   }
+  // A query string that does not percent-decode is refused as such a path is (the router's FST_ERR_BAD_URL),
+  // before authentication, rather than read with U+FFFD or the escape left as it was.
+  app.addHook('onRequest', async (request) => {
+    if (!queryDecodes(request.raw.url ?? request.url)) {
+      throw new ProblemError(400, 'The URL is not validly percent-encoded (in its query string)', {
+        code: 'malformed-request',
+      })
+    }
+  })
   app.addHook('onRequest', async (request, reply) => {
     if (request.method === 'OPTIONS' && !isCorsPreflight(request)) return answerOptions(request, reply)
   })

@@ -2,6 +2,7 @@ import { Ajv, type Options } from 'ajv'
 import addFormats from 'ajv-formats'
 import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify'
 import Type, { type TSchema } from 'typebox'
+import { hasLoneSurrogate } from '../catalog/key-text.js'
 import { convertBody, convertQuery, keepBodyText } from './input-conversion.js'
 import { type FieldError, ProblemError } from './problem.js'
 
@@ -51,7 +52,12 @@ export function registerValidation(app: FastifyInstance): void {
     body: string | Buffer,
     done: (error: Error | null, body?: unknown) => void,
   ) => {
-    const text = String(body)
+    let text: string
+    try {
+      text = decodeUtf8(body)
+    } catch (error) {
+      return done(error as Error)
+    }
     if (text.trim() === '') return done(null, undefined)
     parseJson(request, text, (error, parsed) => {
       if (!error) {
@@ -71,10 +77,11 @@ export function registerValidation(app: FastifyInstance): void {
       )
     })
   }
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonOrNothing)
-  app.addContentTypeParser(/^application\/[a-z0-9!#$&^_.-]+\+json$/i, { parseAs: 'string' }, parseJsonOrNothing)
+  // Bytes, not text: Node would decode invalid UTF-8 to U+FFFD silently, and a key would be stored so.
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJsonOrNothing)
+  app.addContentTypeParser(/^application\/[a-z0-9!#$&^_.-]+\+json$/i, { parseAs: 'buffer' }, parseJsonOrNothing)
   app.addHook('preValidation', async (request) => {
-    refuseNulCharacters(request)
+    refuseInvalidText(request)
     convertInput(request)
   })
 
@@ -99,23 +106,28 @@ export type RouteSchema = FastifySchema & { tags?: string[]; operationId?: strin
 export type { TSchema }
 
 /*
- * PostgreSQL text cannot hold U+0000, so a NUL anywhere in a request's values would fail in the database. It is
- * refused before validation, naming the field, on every route: query, path and JSON body alike.
+ * PostgreSQL text cannot hold U+0000, so a NUL anywhere in a request's values would fail in the database; an
+ * unpaired surrogate (a JSON escape such as "\ud800") is no character at all, and would be stored as U+FFFD.
+ * Both are refused before validation, naming the field, on every route: query, path and JSON body alike.
  */
-function refuseNulCharacters(request: FastifyRequest): void {
+function refuseInvalidText(request: FastifyRequest): void {
   const errors: FieldError[] = []
+  const check = (text: string, field: string) => {
+    if (text.includes('\u0000')) errors.push({ field, message: 'must not contain a NUL character' })
+    else if (hasLoneSurrogate(text)) {
+      errors.push({ field, message: 'must be valid Unicode text (it holds an unpaired surrogate)' })
+    }
+  }
   const visit = (value: unknown, field: string, depth: number): void => {
     if (errors.length >= 10 || depth > 64) return
     if (typeof value === 'string') {
-      if (value.includes('\u0000'))
-        errors.push({ field: field || '(body)', message: 'must not contain a NUL character' })
+      check(value, field || '(body)')
     } else if (Array.isArray(value)) {
       for (const [index, item] of value.entries()) visit(item, field ? `${field}.${index}` : String(index), depth + 1)
     } else if (value !== null && typeof value === 'object') {
       for (const [key, item] of Object.entries(value)) {
-        const name = key.replaceAll('\u0000', '\\0')
-        if (key !== name)
-          errors.push({ field: field ? `${field}.${name}` : name, message: 'must not contain a NUL character' })
+        const name = key.replaceAll('\u0000', '\\0').replace(/[\ud800-\udfff]/gu, '\ufffd')
+        if (key !== name || hasLoneSurrogate(key)) check(key, field ? `${field}.${name}` : name)
         visit(item, field ? `${field}.${name}` : name, depth + 1)
       }
     }
@@ -127,6 +139,46 @@ function refuseNulCharacters(request: FastifyRequest): void {
     throw new ProblemError(400, `Invalid request: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, {
       errors,
     })
+  }
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+
+/**
+ * A JSON body's text. JSON is UTF-8 (RFC 8259): bytes that do not decode are a 400 naming the fields whose
+ * values hold them (read leniently to find them), rather than text with U+FFFD in their place.
+ */
+function decodeUtf8(body: string | Buffer): string {
+  if (typeof body === 'string') return body
+  try {
+    return strictUtf8.decode(body)
+  } catch {
+    const fields: FieldError[] = []
+    try {
+      collectReplaced(JSON.parse(body.toString('utf8')), '', fields, 0)
+    } catch {
+      // Not JSON either: the body as a whole is named.
+    }
+    if (fields.length === 0) fields.push({ field: '(body)', message: 'must be valid UTF-8' })
+    throw new ProblemError(
+      400,
+      `The request body is not valid UTF-8: ${fields.map((e) => `${e.field} ${e.message}`).join('; ')}`,
+      { code: 'malformed-body', errors: fields },
+    )
+  }
+}
+
+/** The fields whose values hold U+FFFD (where undecodable bytes were), at most 10. */
+function collectReplaced(value: unknown, field: string, found: FieldError[], depth: number): void {
+  if (found.length >= 10 || depth > 64) return
+  if (typeof value === 'string') {
+    if (value.includes('\ufffd')) found.push({ field: field || '(body)', message: 'must be valid UTF-8' })
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const name = field ? `${field}.${key}` : key
+      if (key.includes('\ufffd')) found.push({ field: name, message: 'must be valid UTF-8' })
+      else collectReplaced(item, name, found, depth + 1)
+    }
   }
 }
 

@@ -1,4 +1,5 @@
 import { entryFieldColumns, skuFieldColumns } from '../catalog/catalog-repository.js'
+import { canonicalText, keyTextProblem } from '../catalog/key-text.js'
 import type { Kind, ValueType } from '../catalog/kind.js'
 import { restoreFormula } from './formula-cells.js'
 
@@ -109,7 +110,9 @@ const groupingSpaces = /(?<=\d)[\s\u00a0\u202f](?=\d)/g
  * Checks one value of a file against its column's rule; returns the text to load (a canonical decimal for
  * numbers, NULL for an empty cell) or a reason. `decimalComma` accepts `1 234,50` as spreadsheets in Russian
  * write it (only in files separated by `;`, where the comma cannot be a separator). With `formulaMarks` (CSV) a
- * text cell `'=…` (a formula an export neutralised) loses its first `'`.
+ * text cell `'=…` (a formula an export neutralised) loses its first `'`. Every text column is a key or is matched
+ * against one, so text is brought to the keys' one form (catalog/key-text.ts) first, and a bidi control in it is
+ * refused.
  */
 export function parseValue(
   column: TransferColumn,
@@ -119,9 +122,11 @@ export function parseValue(
 ): ParsedValue {
   if (raw.includes('\u0000')) return { error: 'contains a NUL character' }
   if (raw.includes('\ufffd')) return { error: 'is not valid UTF-8 (save the file as "CSV UTF-8")' }
-  const text = raw.trim()
+  const text = (column.type === 'text' ? canonicalText(raw) : raw).trim()
   if (text === '') return column.required ? { error: 'is required' } : { value: null }
   if (column.type === 'text') {
+    const problem = keyTextProblem(text)
+    if (problem) return { error: problem }
     // An export wrote `'` before a text a spreadsheet would run as a formula: the value is what follows it.
     const value = formulaMarks ? restoreFormula(text) : text
     // Characters, not UTF-16 units, count; a text of at most that many units cannot be too long.

@@ -6,7 +6,7 @@ import { buildPage, type Page, type PageRequest } from '../../http/page.js'
 import { FACET_VALUES, type Facets, facetFields, type NumericFacet, type TextFacet } from '../facets.js'
 import type { Filter, ItemField, Kind, Range, ValueType } from '../kind.js'
 import { activeFilters, type FilterValues, resolveSort, type SearchRequest } from '../search-query.js'
-import { type FieldValue, indexedForSimilarity, shareTrigrams, suggestionValue, trigramPostings } from '../suggest.js'
+import { type FieldValues, indexedForSimilarity, suggestionText, trigramPostings } from '../suggest.js'
 import {
   type Condition,
   codeCondition,
@@ -19,7 +19,9 @@ import {
   type SortKey,
   sortedWindow,
   sortKey,
+  substringCandidates,
   type ValueCondition,
+  withRowFlags,
 } from './matching.js'
 import { type IdentifiedTable, mergeRows, newNonAsciiValues, type RowChanges } from './merge.js'
 import {
@@ -578,7 +580,7 @@ function entryConditions(
   const { attribute } = filter
   if (attribute.entry === 'none') {
     // Entries that price at least one matview row matching the filter.
-    const rows = matchRows(matview, matviewConditions(matview, filter, value, norm))
+    const rows = matchRows(matview, matviewConditions(matview, filter, value, norm), true)
     const entryRows = entryRowsOf(matview, prices)
     const hit = new Uint8Array(prices.rows)
     const entries = new Uint32Array(Math.min(rows.length, prices.rows))
@@ -642,7 +644,7 @@ export function searchTables(
   const sorted = resolveSort(kind, request.page.sort)
   const { page, size } = request.page
   const from = page * size
-  const matches = conditions.length > 0 ? matchRows(table, conditions) : undefined
+  const matches = conditions.length > 0 ? matchRows(table, conditions, true) : undefined
   const total = matches ? matches.length : table.rows
 
   let window: Uint32Array
@@ -686,17 +688,17 @@ export function searchTables(
 
 /** The matches at positions `from` … `to` - 1 of `order` (every row of the table, in some order). */
 function walk(order: Uint32Array, matches: Uint32Array, rows: number, from: number, to: number): Uint32Array {
-  const member = new Uint8Array(rows)
-  for (let index = 0; index < matches.length; index++) member[matches[index] as number] = 1
-  const found: number[] = []
-  let seen = 0
-  for (let index = 0; index < order.length && seen < to; index++) {
-    const row = order[index] as number
-    if (!member[row]) continue
-    if (seen >= from) found.push(row)
-    seen++
-  }
-  return Uint32Array.from(found)
+  return withRowFlags(matches, rows, (member) => {
+    const found: number[] = []
+    let seen = 0
+    for (let index = 0; index < order.length && seen < to; index++) {
+      const row = order[index] as number
+      if (!member[row]) continue
+      if (seen >= from) found.push(row)
+      seen++
+    }
+    return Uint32Array.from(found)
+  })
 }
 
 /** At most this many orders are kept per table (4 bytes a row each). */
@@ -915,7 +917,8 @@ export function facetTables(
   const active = filterConditions(kind, tables, byPriceList, filters, norm)
   const matching = (except?: Filter): Uint32Array | undefined => {
     const conditions = active.filter((a) => a.filter !== except).flatMap((a) => a.conditions)
-    return conditions.length > 0 ? matchRows(table, conditions) : undefined
+    // All matches are kept while the other fields count; a field's own are counted at once (borrowed).
+    return conditions.length > 0 ? matchRows(table, conditions, except !== undefined) : undefined
   }
   const all = matching()
   const fields = facetFields(kind, byPriceList)
@@ -923,50 +926,49 @@ export function facetTables(
   // Numeric bounds: among few matches, their values' ranks; among many, the values in rank order from each end
   // until one is carried by a match (found at once when matches are dense).
   const few = all !== undefined && all.length < table.rows / 4
-  let member: Uint8Array | undefined
-  if (all && !few) {
-    member = new Uint8Array(table.rows)
-    for (let index = 0; index < all.length; index++) member[all[index] as number] = 1
-  }
   const numeric: Record<string, NumericFacet> = {}
-  for (const field of fields.numeric) {
-    const column = fieldColumn(table, field, byPriceList) as Column
-    if (few) {
-      const ranks = column.ranks()
-      const { codes } = column
+  const bounds = (member: Uint8Array | undefined) => {
+    for (const field of fields.numeric) {
+      const column = fieldColumn(table, field, byPriceList) as Column
+      if (few) {
+        const ranks = column.ranks()
+        const { codes } = column
+        let [min, max] = [NULL_CODE, NULL_CODE]
+        for (let index = 0; index < (all as Uint32Array).length; index++) {
+          const code = codes[(all as Uint32Array)[index] as number] as number
+          if (code === NULL_CODE) continue
+          if (min === NULL_CODE || (ranks[code] as number) < (ranks[min] as number)) min = code
+          if (max === NULL_CODE || (ranks[code] as number) > (ranks[max] as number)) max = code
+        }
+        numeric[field.name] = { min: column.json[min] as number | null, max: column.json[max] as number | null }
+        continue
+      }
+      const ordered = column.memo('codes by rank', () => {
+        const ranks = column.ranks()
+        return Uint32Array.from({ length: column.distinct - 1 }, (_, index) => index + 1).sort(
+          (a, b) => (ranks[a] as number) - (ranks[b] as number),
+        )
+      })
+      const { offsets, rows } = column.postings
+      const carried = (code: number) => {
+        if (!member) return (offsets[code + 1] as number) > (offsets[code] as number)
+        for (let at = offsets[code] as number; at < (offsets[code + 1] as number); at++) {
+          if (member[rows[at] as number]) return true
+        }
+        return false
+      }
       let [min, max] = [NULL_CODE, NULL_CODE]
-      for (let index = 0; index < (all as Uint32Array).length; index++) {
-        const code = codes[(all as Uint32Array)[index] as number] as number
-        if (code === NULL_CODE) continue
-        if (min === NULL_CODE || (ranks[code] as number) < (ranks[min] as number)) min = code
-        if (max === NULL_CODE || (ranks[code] as number) > (ranks[max] as number)) max = code
+      for (let index = 0; index < ordered.length && min === NULL_CODE; index++) {
+        if (carried(ordered[index] as number)) min = ordered[index] as number
+      }
+      for (let index = ordered.length - 1; index >= 0 && max === NULL_CODE && min !== NULL_CODE; index--) {
+        if (carried(ordered[index] as number)) max = ordered[index] as number
       }
       numeric[field.name] = { min: column.json[min] as number | null, max: column.json[max] as number | null }
-      continue
     }
-    const ordered = column.memo('codes by rank', () => {
-      const ranks = column.ranks()
-      return Uint32Array.from({ length: column.distinct - 1 }, (_, index) => index + 1).sort(
-        (a, b) => (ranks[a] as number) - (ranks[b] as number),
-      )
-    })
-    const { offsets, rows } = column.postings
-    const carried = (code: number) => {
-      if (!member) return (offsets[code + 1] as number) > (offsets[code] as number)
-      for (let at = offsets[code] as number; at < (offsets[code + 1] as number); at++) {
-        if (member[rows[at] as number]) return true
-      }
-      return false
-    }
-    let [min, max] = [NULL_CODE, NULL_CODE]
-    for (let index = 0; index < ordered.length && min === NULL_CODE; index++) {
-      if (carried(ordered[index] as number)) min = ordered[index] as number
-    }
-    for (let index = ordered.length - 1; index >= 0 && max === NULL_CODE && min !== NULL_CODE; index--) {
-      if (carried(ordered[index] as number)) max = ordered[index] as number
-    }
-    numeric[field.name] = { min: column.json[min] as number | null, max: column.json[max] as number | null }
   }
+  if (all && !few) withRowFlags(all, table.rows, bounds)
+  else bounds(undefined)
 
   const text: Record<string, TextFacet> = {}
   for (const field of fields.text) {
@@ -983,33 +985,48 @@ export function facetTables(
 }
 
 /**
- * Every value of an item field's dictionary with how many rows carry it (0 for a value no row carries any more;
- * NULL left out), or undefined where there is none. Value `i` is the column's code `i + 1`, in every data version
- * with the same dictionary, so the similarity postings of suggestions outlive writes that change counts alone.
+ * Every value of an item field's dictionary with how many rows carry it (0 for a value no row carries any more,
+ * and for NULL), or undefined where there is none: value `i` is the column's code `i`. The list of normalised
+ * texts is kept with the dictionary, so the similarity postings of suggestions outlive writes that change counts
+ * alone.
  */
 export function fieldValueCounts(
   tables: IndexedSearch,
   field: ItemField,
   byPriceList: boolean,
-): readonly FieldValue[] | undefined {
+): FieldValues | undefined {
   const table: Table = byPriceList ? tables.prices : tables.matview
   const column = fieldColumn(table, field, byPriceList)
   if (!column) return undefined
   // Kept with the column: the same list serves every keystroke until the data changes.
-  return column.rowMemo('suggestion values', () => {
+  return column.rowMemo('suggestion values', (): FieldValues => {
+    const { norms } = column
+    // Where a suggestion text equals the normal form (nearly always), the same string serves both.
     const texts = column.memo('suggestion texts', () =>
-      column.values.map((value, code) => (code === NULL_CODE ? '' : suggestionValue(value, 0).normalised)),
+      column.values.map((value, code) => {
+        if (code === NULL_CODE) return ''
+        const text = suggestionText(value)
+        return text === norms[code] ? (norms[code] as string) : text
+      }),
     )
-    const values: FieldValue[] = new Array(column.distinct - 1)
-    for (let code = 1; code < column.distinct; code++) {
-      values[code - 1] = {
-        value: column.values[code] as string,
-        count: column.count(code),
-        normalised: texts[code] as string,
-      }
+    // A substring of a suggestion text is one of its normal form too where the two agree: the column's n-gram
+    // index finds the candidates, and the few values whose forms differ are always looked at.
+    const differing = column.memo('suggestion texts differing', () => {
+      const codes: number[] = []
+      for (let code = 1; code < texts.length; code++) if (texts[code] !== norms[code]) codes.push(code)
+      return codes
+    })
+    const counts = new Uint32Array(column.distinct)
+    for (let code = 1; code < column.distinct; code++) counts[code] = column.count(code)
+    return {
+      values: column.values,
+      normalised: texts,
+      counts,
+      candidates: (query) => {
+        const codes = substringCandidates(column, query)?.codes
+        return codes && differing.length > 0 ? [...codes, ...differing] : codes
+      },
     }
-    shareTrigrams(values, texts)
-    return values
   })
 }
 
@@ -1044,7 +1061,7 @@ export function listingTable(
   bound('price', filter.priceTo, (c) => c <= 0)
   bound('purchase', filter.purchaseFrom, (c) => c >= 0)
   bound('purchase', filter.purchaseTo, (c) => c <= 0)
-  const matches = conditions.length > 0 ? matchRows(prices, conditions) : undefined
+  const matches = conditions.length > 0 ? matchRows(prices, conditions, true) : undefined
   const total = matches ? matches.length : prices.rows
 
   const descending = request.sortDirection === 'DESC'

@@ -1,5 +1,5 @@
 import { compareDecimal, type DecimalValue } from '../../http/decimal.js'
-import { type Column, NULL_CODE, type Table, textRanks } from './table.js'
+import { type Codes, type Column, NULL_CODE, type Table, textRanks } from './table.js'
 
 /*
  * Which rows of a table match a search, and which of them make a page. A condition is either a test of one
@@ -100,39 +100,81 @@ export function prepareTextColumn(column: Column): void {
   }
 }
 
+/**
+ * Codes that may contain `needle` (already normalised), ascending, from the column's n-gram index: every code whose
+ * normalised text contains it is among them; `exact` when they all do (the needle is one n-gram). Undefined where
+ * the column has no such index or the needle is shorter than a gram.
+ */
+export function substringCandidates(
+  column: Column,
+  needle: string,
+): { readonly codes: Uint32Array; readonly exact: boolean } | undefined {
+  if (column.distinct <= GRAM_INDEX_VALUES || needle.length < 2) return undefined
+  const n = Math.min(3, needle.length)
+  const index = gramIndex(column, n)
+  // Only values holding every n-gram of the needle can contain it: the two rarest, intersected.
+  let [rarest, second] = [-1, -1]
+  const size = (slot: number) =>
+    slot < 0 ? Number.POSITIVE_INFINITY : (index.offsets[slot + 1] as number) - (index.offsets[slot] as number)
+  for (let at = 0; at + n <= needle.length; at++) {
+    const slot = index.slots.get(gramKey(needle, at, n))
+    if (slot === undefined) return { codes: new Uint32Array(0), exact: true }
+    if (slot === rarest || slot === second) continue
+    if (size(slot) < size(rarest)) [rarest, second] = [slot, rarest]
+    else if (size(slot) < size(second)) second = slot
+  }
+  const list = (slot: number) => index.codes.subarray(index.offsets[slot] as number, index.offsets[slot + 1] as number)
+  if (second < 0) return { codes: list(rarest), exact: needle.length === n }
+  return { codes: intersectAscending(list(rarest), list(second)), exact: false }
+}
+
+/** The values in both ascending lists (the first the shorter), ascending. */
+function intersectAscending(short: Uint32Array, long: Uint32Array): Uint32Array {
+  const both = new Uint32Array(short.length)
+  let found = 0
+  let at = 0
+  for (let index = 0; index < short.length && at < long.length; index++) {
+    const value = short[index] as number
+    // Gallop to the first value of `long` not below it.
+    let step = 1
+    while (at + step < long.length && (long[at + step] as number) < value) step *= 2
+    let [low, high] = [at, Math.min(at + step, long.length - 1)]
+    while (low < high) {
+      const middle = (low + high) >>> 1
+      if ((long[middle] as number) < value) low = middle + 1
+      else high = middle
+    }
+    at = low
+    if (long[at] === value) both[found++] = value
+  }
+  return both.subarray(0, found)
+}
+
 /** Codes of `column` whose normalised text contains `needle` (already normalised). */
 export function containsCondition(column: Column, needle: string): ValueCondition {
   const accepted = new Uint8Array(column.distinct)
   const { norms } = column
+  const candidates = substringCandidates(column, needle)
+  if (candidates?.exact) {
+    for (let at = 0; at < candidates.codes.length; at++) accepted[candidates.codes[at] as number] = 1
+    return { kind: 'value', column, accepted, codes: candidates.codes }
+  }
   const found: number[] = []
-  if (column.distinct <= GRAM_INDEX_VALUES || needle.length < 2) {
+  if (!candidates) {
     for (let code = 1; code < accepted.length; code++) {
       if ((norms[code] as string).includes(needle)) {
         accepted[code] = 1
         found.push(code)
       }
     }
-    return { kind: 'value', column, accepted, codes: Uint32Array.from(found) }
-  }
-  // Only values holding the needle's rarest n-gram can contain it.
-  const n = Math.min(3, needle.length)
-  const index = gramIndex(column, n)
-  let best: number | undefined
-  let bestSize = Number.POSITIVE_INFINITY
-  for (let at = 0; at + n <= needle.length; at++) {
-    const slot = index.slots.get(gramKey(needle, at, n))
-    if (slot === undefined) return { kind: 'value', column, accepted, codes: new Uint32Array(0) }
-    const size = (index.offsets[slot + 1] as number) - (index.offsets[slot] as number)
-    if (size < bestSize) {
-      best = slot
-      bestSize = size
-    }
-  }
-  for (let at = index.offsets[best as number] as number; at < (index.offsets[(best as number) + 1] as number); at++) {
-    const code = index.codes[at] as number
-    if ((norms[code] as string).includes(needle)) {
-      accepted[code] = 1
-      found.push(code)
+  } else {
+    const { codes } = candidates
+    for (let at = 0; at < codes.length; at++) {
+      const code = codes[at] as number
+      if ((norms[code] as string).includes(needle)) {
+        accepted[code] = 1
+        found.push(code)
+      }
     }
   }
   return { kind: 'value', column, accepted, codes: Uint32Array.from(found) }
@@ -185,11 +227,12 @@ function acceptedRows(condition: ValueCondition, codes: Uint32Array): number {
 }
 
 /**
- * The rows matching every condition, ascending (the table's order); read-only (it may be the table's own postings). The most selective condition gives the
+ * The rows matching every condition, ascending (the table's order); read-only (it may be the table's own postings;
+ * `borrow`ed, the shared buffer's, valid until the next call). The most selective condition gives the
  * candidates (a row set, or the postings of a value condition's codes) when they are few; otherwise every row is
  * tested.
  */
-export function matchRows(table: Table, conditions: readonly Condition[]): Uint32Array {
+export function matchRows(table: Table, conditions: readonly Condition[], borrow = false): Uint32Array {
   let driver: Condition | undefined
   let driverCodes: Uint32Array | undefined
   let driverRows = table.rows
@@ -210,88 +253,149 @@ export function matchRows(table: Table, conditions: readonly Condition[]): Uint3
       driverCodes = codes
     }
   }
-  const values = conditions.filter((c): c is ValueCondition => c.kind === 'value' && c !== driver)
-  const sets = conditions.filter((c): c is RowSetCondition => c.kind === 'rows' && c !== driver)
-  const valueCodes = values.map((condition) => condition.column.codes)
-  const valueAccepted = values.map((condition) => condition.accepted)
-  const members = sets.map((condition) => condition.member)
-  const passes = (row: number): boolean => {
-    for (let index = 0; index < valueCodes.length; index++) {
-      if (!(valueAccepted[index] as Uint8Array)[(valueCodes[index] as Uint32Array)[row] as number]) return false
-    }
-    for (let index = 0; index < members.length; index++) if (!(members[index] as Uint8Array)[row]) return false
-    return true
-  }
-
-  if (driver?.kind === 'rows') {
-    const matches = new Uint32Array(driver.rows.length)
-    let found = 0
-    for (let index = 0; index < driver.rows.length; index++) {
-      const row = driver.rows[index] as number
-      if (passes(row)) matches[found++] = row
-    }
-    return matches.subarray(0, found)
-  }
-  const alone = values.length === 0 && sets.length === 0
-  if (driver && alone && (driverCodes as Uint32Array).length === 1) {
+  const rest = conditions.filter((condition) => condition !== driver)
+  const alone = rest.length === 0
+  if (driver?.kind === 'value' && alone && (driverCodes as Uint32Array).length === 1) {
     // One condition with one value: its postings are the answer.
     const { offsets, rows } = driver.column.postings
     const code = (driverCodes as Uint32Array)[0] as number
     return rows.subarray(offsets[code] as number, offsets[code + 1] as number)
   }
-  const matches = new Uint32Array(driver ? driverRows : table.rows)
+  // The candidates, ascending, gathered in a buffer shared by every search (this runs without yielding), then
+  // narrowed by each other condition in turn: one tight pass per condition over the rows still in.
+  let buffer: Uint32Array
+  let found: number
+  if (driver?.kind === 'rows') {
+    buffer = scratch(driver.rows.length)
+    buffer.set(driver.rows)
+    found = driver.rows.length
+  } else if (!driver || (driverRows > table.rows / 4 && !alone)) {
+    // Many candidates: the first value condition tested on every row.
+    const first = (driver ?? rest.shift()) as ValueCondition
+    buffer = scratch(table.rows)
+    found = scanRows(first.column.codes, first.accepted, table.rows, buffer)
+  } else {
+    const { offsets, rows } = driver.column.postings
+    const codes = driverCodes as Uint32Array
+    buffer = scratch(driverRows)
+    found = 0
+    if (codes.length === 1) {
+      const code = codes[0] as number
+      found = (offsets[code + 1] as number) - (offsets[code] as number)
+      buffer.set(rows.subarray(offsets[code] as number, offsets[code + 1] as number))
+    } else found = unionOfPostings(offsets, rows, codes, table.rows, buffer)
+  }
+  for (const condition of rest) {
+    found =
+      condition.kind === 'value'
+        ? keepAccepted(buffer, found, condition.column.codes, condition.accepted)
+        : keepMembers(buffer, found, condition.member)
+  }
+  // Borrowed, the answer is the shared buffer's: valid until the next match, so it spares large copies.
+  return borrow ? buffer.subarray(0, found) : buffer.slice(0, found)
+}
+
+let flags = new Uint8Array(0)
+let flagsInUse = false
+
+/**
+ * Calls `use` with a flag per row of a table of `size` rows, set for `rows`: in a buffer shared by every search
+ * (cleared again afterwards, in time proportional to `rows`), so a search allocates no table-sized array.
+ */
+export function withRowFlags<T>(rows: Uint32Array, size: number, use: (member: Uint8Array) => T): T {
+  const own = flagsInUse ? new Uint8Array(size) : flags.length >= size ? flags : new Uint8Array(size)
+  const shared = !flagsInUse
+  if (shared) {
+    flags = own
+    flagsInUse = true
+  }
+  for (let index = 0; index < rows.length; index++) own[rows[index] as number] = 1
+  try {
+    return use(own)
+  } finally {
+    for (let index = 0; index < rows.length; index++) own[rows[index] as number] = 0
+    if (shared) flagsInUse = false
+  }
+}
+
+let shared = new Uint32Array(1 << 16)
+
+/** The shared buffer, at least `size` long. */
+function scratch(size: number): Uint32Array {
+  if (shared.length < size) shared = new Uint32Array(Math.max(size, shared.length * 2))
+  return shared
+}
+
+/** Writes the rows whose code is accepted into `into`; returns how many. */
+function scanRows(codes: Codes, accepted: Uint8Array, rows: number, into: Uint32Array): number {
   let found = 0
-  if (!driver || (driverRows > table.rows / 4 && !alone)) {
-    // Many candidates: test every row (the driver too).
-    const codes = driver?.column.codes
-    const accepted = driver?.accepted
-    for (let row = 0; row < table.rows; row++) {
-      if (codes && !(accepted as Uint8Array)[codes[row] as number]) continue
-      if (passes(row)) matches[found++] = row
-    }
-    return matches.subarray(0, found)
+  for (let row = 0; row < rows; row++) if (accepted[codes[row] as number]) into[found++] = row
+  return found
+}
+
+/** Keeps, in place, the first `count` rows of `rows` whose code is accepted; returns how many stay. */
+function keepAccepted(rows: Uint32Array, count: number, codes: Codes, accepted: Uint8Array): number {
+  let kept = 0
+  for (let index = 0; index < count; index++) {
+    const row = rows[index] as number
+    if (accepted[codes[row] as number]) rows[kept++] = row
   }
-  const { offsets, rows } = driver.column.postings
-  const codes = driverCodes as Uint32Array
-  if (codes.length === 1) {
-    const code = codes[0] as number
-    for (let index = offsets[code] as number; index < (offsets[code + 1] as number); index++) {
-      const row = rows[index] as number
-      if (passes(row)) matches[found++] = row
-    }
-    return matches.subarray(0, found)
+  return kept
+}
+
+/** Keeps, in place, the first `count` rows of `rows` flagged in `member`; returns how many stay. */
+function keepMembers(rows: Uint32Array, count: number, member: Uint8Array): number {
+  let kept = 0
+  for (let index = 0; index < count; index++) {
+    const row = rows[index] as number
+    if (member[row]) rows[kept++] = row
   }
-  // Several values: their postings through a bitset, read back in row order.
-  const bits = new Uint32Array((table.rows + 31) >>> 5)
+  return kept
+}
+
+/** The rows of several values' postings, ascending (through a bitset), written into `into`; returns how many. */
+function unionOfPostings(
+  offsets: Uint32Array,
+  postings: Uint32Array,
+  codes: Uint32Array,
+  rows: number,
+  into: Uint32Array,
+): number {
+  const words = (rows + 31) >>> 5
+  // Shared by every search: all zero between uses (the read-back below clears each word it reads).
+  if (sharedBits.length < words) sharedBits = new Uint32Array(words)
+  const bits = sharedBits
   for (let at = 0; at < codes.length; at++) {
     const code = codes[at] as number
     for (let index = offsets[code] as number; index < (offsets[code + 1] as number); index++) {
-      const row = rows[index] as number
+      const row = postings[index] as number
       bits[row >>> 5] = (bits[row >>> 5] as number) | (1 << (row & 31))
     }
   }
-  for (let word = 0; word < bits.length; word++) {
+  let found = 0
+  for (let word = 0; word < words; word++) {
     let set = bits[word] as number
+    if (set === 0) continue
+    bits[word] = 0
     while (set !== 0) {
       const low = set & -set
-      const row = (word << 5) + (31 - Math.clz32(low))
+      into[found++] = (word << 5) + (31 - Math.clz32(low))
       set ^= low
-      if (passes(row)) matches[found++] = row
     }
   }
-  return matches.subarray(0, found)
+  return found
 }
+
+let sharedBits = new Uint32Array(0)
 
 /** One key of a requested sort: per row, a rank (small first). */
 export interface SortKey {
-  readonly codes: Codes32
+  readonly codes: Codes
   /** Code → rank in the requested direction. */
   readonly ranks: Uint32Array
   /** Ranks run from 0 to `range` - 1. */
   readonly range: number
 }
-
-type Codes32 = Uint8Array | Uint16Array | Uint32Array
 
 /** A sort key over `column`'s ranks, ascending (NULLs last) or descending (NULLs first), as PostgreSQL orders. */
 export function sortKey(column: Column, descending: boolean, ignoreCase: boolean): SortKey {

@@ -8,7 +8,7 @@ import type { Facets } from '../facets.js'
 import type { ItemField, Kind } from '../kind.js'
 import { kinds as allKinds, glasses } from '../kinds.js'
 import { activeFilters, type FilterValues, type SearchRequest } from '../search-query.js'
-import type { FieldValue } from '../suggest.js'
+import type { FieldValues } from '../suggest.js'
 import {
   applyMatviewChanges,
   applyPriceChanges,
@@ -222,7 +222,7 @@ export class SearchIndex implements SearchIndexService {
   }
 
   /** Every value of a text field with its count (0 for values no row carries any more), or undefined. */
-  fieldValues(kind: Kind, field: ItemField, byPriceList: boolean): Promise<readonly FieldValue[] | undefined> {
+  fieldValues(kind: Kind, field: ItemField, byPriceList: boolean): Promise<FieldValues | undefined> {
     return this.#answer(kind, byPriceList, {}, (tables) => {
       const values = fieldValueCounts(tables, field, byPriceList)
       if (!values) throw new NotIndexable('no such field in this mode')

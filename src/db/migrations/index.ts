@@ -5,6 +5,7 @@ import * as catalogState from './0003-catalog-state.js'
 import * as matviewVersion from './0004-matview-version.js'
 import * as prescriptionIndexes from './0005-prescription-indexes.js'
 import * as changeLog from './0006-change-log.js'
+import * as lookAlikeKeys from './0007-look-alike-keys.js'
 
 /**
  * Every migration, in the order it is applied. A migration never changes once released: a change to the schema
@@ -17,4 +18,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0004-matview-version': matviewVersion,
   '0005-prescription-indexes': prescriptionIndexes,
   '0006-change-log': changeLog,
+  '0007-look-alike-keys': lookAlikeKeys,
 }

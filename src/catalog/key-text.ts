@@ -1,0 +1,57 @@
+/*
+ * One spelling per key. Text that prints the same must compare the same, so every door that writes or searches
+ * keys (JSON bodies, query strings, CSV imports over HTTP and the CLI) brings text to one form before anything
+ * compares it:
+ *   - invisible characters are removed: zero-width space, non-joiner and joiner (U+200B–U+200D), the left-to-right
+ *     and right-to-left marks (U+200E, U+200F, U+061C), the word joiner and invisible operators (U+2060–U+2064),
+ *     the zero-width no-break space / byte order mark (U+FEFF), the soft hyphen (U+00AD) and U+180E;
+ *   - no-break spaces become spaces (U+00A0, U+2007 figure space, U+202F narrow no-break space);
+ *   - then Unicode NFC, so a letter with a combining accent and its precomposed form are one text.
+ * What cannot be made safe is refused where a key is written (`keyTextProblem`): an unpaired surrogate (no
+ * character at all; PostgreSQL would store U+FFFD), U+FFFD itself (what invalid UTF-8 decodes to) and the bidi
+ * embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), which make text print in another order than
+ * it compares.
+ *
+ * The database's `optics_norm` (trim, lower case, ё → е) then applies on top, as before; the migration
+ * 0007-look-alike-keys brought the keys stored earlier to this form.
+ */
+
+const invisible = /[\u00ad\u061c\u180e\u200b-\u200f\u2060-\u2064\ufeff]/g
+const noBreakSpaces = /[\u00a0\u2007\u202f]/g
+/** Bidi embeddings, overrides (U+202A–U+202E) and isolates (U+2066–U+2069). */
+const bidiControls = /[\u202a-\u202e\u2066-\u2069]/
+/** In a `u` regular expression a surrogate range matches only surrogates that do not form a pair. */
+const loneSurrogate = /[\ud800-\udfff]/u
+
+function isAscii(value: string): boolean {
+  for (let index = 0; index < value.length; index++) if (value.charCodeAt(index) > 0x7f) return false
+  return true
+}
+
+/**
+ * The one form of a key or of a filter on keys: invisible characters removed, no-break spaces made spaces, NFC.
+ * Idempotent; ASCII text comes back as it is. Does not trim (callers trim as their field's rule says).
+ */
+export function canonicalText(value: string): string {
+  if (isAscii(value)) return value
+  return value.replace(invisible, '').replace(noBreakSpaces, ' ').normalize('NFC')
+}
+
+/** Whether the string holds a UTF-16 surrogate without its pair (no character; not valid Unicode text). */
+export function hasLoneSurrogate(value: string): boolean {
+  return !isAscii(value) && loneSurrogate.test(value)
+}
+
+/**
+ * Why a key's text cannot be stored (after {@link canonicalText}), or undefined when it can. The message follows
+ * the field's name: `model must not contain …`.
+ */
+export function keyTextProblem(value: string): string | undefined {
+  if (isAscii(value)) return undefined
+  if (loneSurrogate.test(value)) return 'must be valid Unicode text (it holds an unpaired surrogate)'
+  if (value.includes('\ufffd')) return 'must be valid UTF-8 text (it holds U+FFFD, the mark of undecodable bytes)'
+  if (bidiControls.test(value)) {
+    return 'must not contain bidirectional control characters (U+202A–U+202E, U+2066–U+2069)'
+  }
+  return undefined
+}
