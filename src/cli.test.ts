@@ -92,7 +92,21 @@ eachDatabase('command line', (ctx) => {
 
     const dryRun = await cli('import', 'glasses', 'prices', good, '--dry-run')
     assert.equal(dryRun.code, 1, 'appending the same entries again conflicts')
-    assert.match(dryRun.stderr, /line 2: the keys and bounds is already in the price list/)
+    assert.match(
+      dryRun.stderr,
+      /line 2: the keys and bounds are already in the price list \(id \d+\): the mode upsert updates its prices/,
+    )
+
+    const upserted = await cli('import', 'glasses', 'prices', good, '--mode', 'upsert')
+    assert.equal(upserted.code, 0, upserted.stderr)
+    assert.match(upserted.stdout, /^glasses prices: 14 rows imported \(0 added, 0 updated, 14 unchanged\) in/)
+    const workbook = join(work, 'out.xlsx')
+    assert.equal((await cli('export', 'glasses', 'prices', workbook)).code, 0)
+    const fromXlsx = await cli('import', 'glasses', 'prices', workbook, '--mode', 'upsert')
+    assert.equal(fromXlsx.code, 0, fromXlsx.stderr)
+    assert.match(fromXlsx.stdout, /^glasses prices: 14 rows imported \(0 added, 0 updated, 14 unchanged\) in/)
+    const badMode = await cli('import', 'glasses', 'prices', good, '--mode', 'merge')
+    assert.equal(badMode.code, 2)
   })
 
   test('usage errors exit 2 with one line and the usage', async () => {

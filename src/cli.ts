@@ -15,7 +15,7 @@ import {
   LOOK_ALIKE_MIGRATION,
   readLookAlikeKeyReport,
 } from './glass-prices/look-alike-keys.js'
-import { importCsv } from './transfer/csv-import.js'
+import { IMPORT_MODES, type ImportMode, importCsv, ReplaceNotConfirmed } from './transfer/csv-import.js'
 import { type ExportFormat, exportTable } from './transfer/export-writer.js'
 import { createProgress } from './transfer/progress.js'
 import type { TransferTable } from './transfer/transfer-columns.js'
@@ -32,8 +32,8 @@ const usage = `usage: npm run cli -- <command>
   seed --scale N [--kinds a,b] [--replace] [--seed S]
                                                    load the demo catalogue (about N SKUs per kind)
   refresh [kind]                                   rebuild the matview of one kind or of all
-  import <kind> <prices|goods> <file.csv> [--replace] [--dry-run]
-                                                   load a price list or a nomenclature from CSV
+  import <kind> <prices|goods> <file.csv|file.xlsx> [--mode append|upsert|replace] [--confirm-deletes N]
+         [--dry-run] [--format csv|xlsx]           load a price list or a nomenclature from CSV or XLSX
   export <kind> <prices|goods> <file|-> [--format csv|xlsx] [--excel]
                                                    write a price list or a nomenclature, ordered by id
 
@@ -186,11 +186,28 @@ const commands: Record<string, Command> = {
   },
 
   async import(db, args, io) {
-    const { values, positionals } = parse(args, { replace: { type: 'boolean' }, 'dry-run': { type: 'boolean' } })
+    const { values, positionals } = parse(args, {
+      mode: { type: 'string' },
+      replace: { type: 'boolean' },
+      'confirm-deletes': { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      format: { type: 'string' },
+    })
     const [kindName, tableName, file, ...extra] = positionals
     const kind = kindArgument(kindName)
     const table = tableArgument(tableName)
     if (!file) throw new UsageError('import needs a file')
+    const mode = values.mode ?? (values.replace ? 'replace' : 'append')
+    if (!IMPORT_MODES.includes(mode as ImportMode)) {
+      throw new UsageError(`--mode must be one of ${IMPORT_MODES.join(', ')} (got '${mode}')`)
+    }
+    if (values.replace && mode !== 'replace') throw new UsageError(`--replace contradicts --mode ${mode}`)
+    const format = values.format ?? (/\.xlsx$/i.test(file) ? 'xlsx' : 'csv')
+    if (format !== 'csv' && format !== 'xlsx') throw new UsageError(`--format must be csv or xlsx (got '${format}')`)
+    const confirmText = values['confirm-deletes']
+    if (confirmText !== undefined && !/^\d+$/.test(confirmText)) {
+      throw new UsageError(`--confirm-deletes must be a whole number (got '${confirmText}')`)
+    }
     if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`)
     let size: number
     try {
@@ -201,13 +218,31 @@ const commands: Record<string, Command> = {
     const progress = createProgress({ label: `import ${kind.path} ${table}`, total: size, stream: io.stderr })
     const started = performance.now()
     const result = await importCsv(db, kind, table, createReadStream(file), {
-      replace: values.replace ?? false,
+      mode: mode as ImportMode,
+      format,
+      // A replace from what looks like a filtered export (one brand, say) must confirm what it deletes.
+      replaceGuard: {
+        columns: kind.attributes
+          .filter((a) => a.entry === 'key' && a.type === 'text')
+          .slice(0, 2)
+          .map((a) => a.name),
+        ...(confirmText === undefined ? {} : { confirmDeletes: Number(confirmText) }),
+      },
       dryRun: values['dry-run'] ?? false,
       refresh: 'none',
       // The command line is the bulk loader: into an empty table, indexes are built once after the COPY.
       rebuildIndexes: true,
       onProgress: ({ rows, bytes }) => progress.update(bytes, rows),
-    }).finally(() => progress.stop())
+    })
+      .catch((error: unknown) => {
+        if (!(error instanceof ReplaceNotConfirmed)) throw error
+        io.stderr.write(
+          `optics-catalog: import refused: ${error.message.replace('confirmDeletes=', '--confirm-deletes ').replace('mode=upsert', '--mode upsert')}\n`,
+        )
+        return undefined
+      })
+      .finally(() => progress.stop())
+    if (!result) return 1
     if (result.problemCount > 0) {
       for (const problem of result.problems) {
         const where = problem.line > 0 ? `line ${problem.line}` : 'file'
@@ -221,7 +256,12 @@ const commands: Record<string, Command> = {
     }
     const elapsed = performance.now() - started
     const verb = result.dryRun ? 'checked (dry run, nothing written)' : 'imported'
-    const replaced = result.deleted > 0 ? `, replacing ${result.deleted}` : ''
+    const replaced =
+      result.mode === 'upsert'
+        ? ` (${result.created} added, ${result.updated} updated, ${result.unchanged} unchanged)`
+        : result.deleted > 0
+          ? `, replacing ${result.deleted}`
+          : ''
     io.stdout.write(
       `${kind.path} ${table}: ${result.rows} rows ${verb}${replaced} in ${seconds(elapsed)} s (${Math.round(result.rows / Math.max(elapsed / 1000, 0.001))} rows/s)\n`,
     )

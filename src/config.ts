@@ -30,6 +30,7 @@ const EnvSchema = Type.Object({
   ACTUATOR_AUTH: Type.Union([Type.Literal('false'), Type.Literal('true')], { default: 'false' }),
   BUSINESS_TIMEZONE: Type.String({ minLength: 1, default: 'Europe/Moscow' }),
   MAX_PAGE_SIZE: Type.Integer({ minimum: 1, maximum: 100_000, default: 2000 }),
+  MESSAGES_LANGUAGE: Type.Union([Type.Literal('en'), Type.Literal('ru')], { default: 'en' }),
   BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 1_073_741_824, default: 1_048_576 }),
   IMPORT_BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 1_073_741_824, default: 104_857_600 }),
   CORS_ORIGINS: Type.String({ default: '' }),
@@ -78,6 +79,8 @@ export interface Config {
   }
   readonly businessTimezone: string
   readonly maxPageSize: number
+  /** The language of problem details when a request's Accept-Language asks for neither English nor Russian. */
+  readonly messagesLanguage: 'en' | 'ru'
   readonly bodyLimit: number
   readonly importBodyLimit: number
   readonly corsOrigins: readonly string[]
@@ -173,6 +176,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }),
     businessTimezone: parsed.BUSINESS_TIMEZONE,
     maxPageSize: parsed.MAX_PAGE_SIZE,
+    messagesLanguage: parsed.MESSAGES_LANGUAGE,
     bodyLimit: parsed.BODY_LIMIT,
     importBodyLimit: parsed.IMPORT_BODY_LIMIT,
     corsOrigins: Object.freeze(

@@ -20,6 +20,8 @@ export interface Attribute {
   readonly type: ValueType
   readonly sqlType: string
   readonly entry: 'key' | 'wildcard' | 'none'
+  /** The column's name in a Russian spreadsheet (`Производитель`), which an import's header may use. */
+  readonly ru: string
 }
 
 /**
@@ -37,6 +39,8 @@ export interface Range {
   /** Whether a SKU carries the concrete value: always, for some SKUs only (stock vs made-to-order), or never. */
   readonly sku: 'required' | 'optional' | 'none'
   readonly prescription?: PrescriptionRole
+  /** The range's name in a Russian spreadsheet (`Диаметр`; its bounds are `Диаметр от`, `Диаметр до`). */
+  readonly ru: string
 }
 
 /** Where an item field's value comes from. */
@@ -89,6 +93,11 @@ export interface KindSpec {
    * entry, since the zone is part of the item (a made-to-order lens is priced by every zone of its product).
    */
   readonly match: 'most-specific' | 'all-zones'
+  /**
+   * Every attribute's and range's name as a Russian spreadsheet heads its column (`brand: 'Бренд'`): an import's
+   * header may use either name (transfer-columns.ts). Must name each attribute and range, and nothing else.
+   */
+  readonly ru: Readonly<Record<string, string>>
 }
 
 export interface AttributeSpec {
@@ -149,12 +158,22 @@ export const range = (
 
 /** Resolves a kind's spec into the derived description every other module reads. Throws on an inconsistent spec. */
 export function defineKind(spec: KindSpec): Kind {
+  const named = [...Object.keys(spec.attributes), ...Object.keys(spec.ranges ?? {})]
+  const russian = (name: string): string => {
+    const ru = spec.ru[name]
+    if (!ru?.trim()) throw new Error(`kind ${spec.path}: ${name} has no Russian name (ru)`)
+    return ru
+  }
+  for (const name of Object.keys(spec.ru)) {
+    if (!named.includes(name)) throw new Error(`kind ${spec.path}: ru names ${name}, neither an attribute nor a range`)
+  }
   const attributes: Attribute[] = Object.entries(spec.attributes).map(([name, a]) => ({
     name,
     column: snakeCase(name),
     type: a.type,
     sqlType: a.sqlType ?? defaultSqlType[a.type],
     entry: a.entry ?? 'none',
+    ru: russian(name),
   }))
   const ranges: Range[] = Object.entries(spec.ranges ?? {}).map(([name, r]) => ({
     name,
@@ -163,6 +182,7 @@ export function defineKind(spec: KindSpec): Kind {
     sqlType: r.sqlType,
     sku: r.sku,
     ...(r.prescription ? { prescription: r.prescription } : {}),
+    ru: russian(name),
   }))
   const attributeByName = new Map(attributes.map((a) => [a.name, a]))
   const rangeByName = new Map(ranges.map((r) => [r.name, r]))

@@ -410,6 +410,15 @@ eachDatabase('glass price list: bulk price change', (ctx) => {
         newValue: 0,
       }
       assert.deepEqual(response.json(), {
+        wouldApply: false,
+        reasons: [
+          {
+            code: 'bulk-change-rejected',
+            message:
+              '1 selected entry would get a price of 0 or less, or above 99999999.99 (see rejected): the call would ' +
+              'be refused (422) and change nothing',
+          },
+        ],
         selectedCount: 3,
         changedCount: 2,
         unchangedCount: 1,
@@ -425,6 +434,38 @@ eachDatabase('glass price list: bulk price change', (ctx) => {
         ['1000.00', '1449.00', '10.00'],
       )
       assert.equal(await changeCount(ctx.db), 0)
+    })
+    test('dryRun=true says wouldApply true for a call that writes, false for nothing selected or nothing to change', async () => {
+      const ids = await seedEntries(
+        ctx.db,
+        Array.from({ length: 130 }, (_, i) => seed(`m${String(i).padStart(3, '0')}`, 1000 + i, 10)),
+      )
+      const rule = { priceTypeBase: 'RETAIL', priceTypeChange: 'RETAIL', coefficient: 1.1, round: 'TENS' }
+      const applies = (await bulk(rule, '?dryRun=true')).json()
+      assert.equal(applies.wouldApply, true)
+      assert.deepEqual(applies.reasons, [])
+      assert.equal(applies.changes.length, 100)
+      assert.deepEqual(
+        applies.changes.map((row: { id: number }) => row.id),
+        ids.slice(0, 100),
+        'the sample is the first rows in id order',
+      )
+      const none = (await bulk(rule, '?dryRun=true&model=nothing-like-this')).json()
+      assert.deepEqual(
+        [none.wouldApply, none.reasons.map((r: { code: string }) => r.code)],
+        [false, ['nothing-selected']],
+      )
+      const same = (await bulk({ ...rule, coefficient: 1, round: 'WHOLE' }, '?dryRun=true')).json()
+      assert.deepEqual(
+        [same.wouldApply, same.reasons.map((r: { code: string }) => r.code)],
+        [false, ['nothing-changes']],
+      )
+      const tiny = (await bulk({ ...rule, coefficient: 0.001, round: 'HUNDREDS' }, '?dryRun=true')).json()
+      assert.deepEqual(
+        [tiny.wouldApply, tiny.reasons.map((r: { code: string }) => r.code)],
+        [false, ['bulk-change-rejected']],
+      )
+      assert.equal((await bulk({ ...rule, coefficient: 0.001, round: 'HUNDREDS' })).statusCode, 422, 'as announced')
     })
   })
 

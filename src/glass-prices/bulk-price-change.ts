@@ -174,7 +174,10 @@ async function firstRows(db: Db, parts: RuleSql, which: 'changed' | 'rejected', 
 const PREVIEW_ROWS = 100
 const REJECTED_ROWS = 20
 
-/** What the change would do, computed exactly as {@link applyBulkPriceChange} does; writes and locks nothing. */
+/**
+ * What the change would do, computed exactly as {@link applyBulkPriceChange} does; writes and locks nothing.
+ * `wouldApply` is false, with the reasons, when the real call would be refused or would change nothing.
+ */
 export async function previewBulkPriceChange(
   db: Db,
   filter: GlassPriceFilter,
@@ -182,7 +185,27 @@ export async function previewBulkPriceChange(
 ): Promise<BulkChangePreview> {
   const parts = ruleSql(filter, rule)
   const counts = await countSelection(db, parts, false)
+  const field = priceColumn[rule.priceTypeChange]
+  const reasons: BulkChangePreview['reasons'] = []
+  if (counts.rejectedCount > 0) {
+    reasons.push({
+      code: 'bulk-change-rejected',
+      message:
+        `${counts.rejectedCount} selected entr${counts.rejectedCount === 1 ? 'y' : 'ies'} would get a ${field} of 0 ` +
+        `or less, or above ${MAX_PRICE} (see rejected): the call would be refused (422) and change nothing`,
+    })
+  }
+  if (counts.selectedCount === 0) {
+    reasons.push({ code: 'nothing-selected', message: 'The filters and the price band select no entry' })
+  } else if (counts.changedCount === 0) {
+    reasons.push({
+      code: 'nothing-changes',
+      message: `Every selected entry already holds its new ${field}: the call would change nothing`,
+    })
+  }
   return {
+    wouldApply: reasons.length === 0,
+    reasons,
     selectedCount: counts.selectedCount,
     changedCount: counts.changedCount,
     unchangedCount: counts.selectedCount - counts.changedCount,

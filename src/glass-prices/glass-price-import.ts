@@ -1,18 +1,33 @@
 import { glasses } from '../catalog/kinds.js'
 import type { Database, RawClient } from '../db/database.js'
-import { type ImportResult, type ImportSource, importCsv } from '../transfer/csv-import.js'
+import {
+  type ImportFormat,
+  type ImportMode,
+  type ImportResult,
+  type ImportSource,
+  importCsv,
+} from '../transfer/csv-import.js'
 
 /*
  * A CSV upload of the glass price list, recorded in the history: the whole import is one change (batch) with
- * action IMPORT, holding one row per imported entry and field (old value NULL) and, with `replace`, one per
- * deleted entry and field (new value NULL). Reverting the batch deletes what the file added and restores what it
- * replaced, as for any other change.
+ * action IMPORT, holding one row per imported entry and field (old value NULL), with `upsert` one per updated
+ * entry and changed price (old → new), and with `replace` one per deleted entry and field (new value NULL).
+ * Reverting the batch deletes what the file added, restores the prices it updated and what it replaced, as for
+ * any other change.
  */
+
+/** The columns a filtered export of the glass price list shares (`?brand=ray`, `?manufacturer=safilo`). */
+const FILTER_COLUMNS = ['manufacturer', 'brand'] as const
 
 export interface GlassPriceImportOptions {
   readonly user: string
-  readonly replace?: boolean
+  /** Default `append`. */
+  readonly mode?: ImportMode
+  /** For `replace` from a file that looks like a filtered export: the number of entries it deletes. */
+  readonly confirmDeletes?: number
   readonly dryRun?: boolean
+  /** Default `csv`. */
+  readonly format?: ImportFormat
 }
 
 export interface GlassPriceImportResult extends ImportResult {
@@ -40,23 +55,43 @@ export async function importGlassPrices(
   source: ImportSource,
   options: GlassPriceImportOptions,
 ): Promise<GlassPriceImportResult> {
+  const mode = options.mode ?? 'append'
   let batch: number | null = null
   const openBatch = async (client: RawClient) => {
     if (batch !== null) return batch
     const [row] = await client.query<{ id: number | string }>(
       `INSERT INTO glass_price_change (action, created_by, parameters) VALUES ('IMPORT', $1, $2::jsonb) RETURNING id`,
-      [options.user, JSON.stringify({ replace: options.replace ?? false })],
+      [options.user, JSON.stringify({ mode, replace: mode === 'replace' })],
     )
     batch = Number(row?.id)
     return batch
   }
   const result = await importCsv(db, glasses, 'prices', source, {
-    replace: options.replace ?? false,
+    mode,
+    format: options.format ?? 'csv',
+    replaceGuard: {
+      columns: FILTER_COLUMNS,
+      ...(options.confirmDeletes === undefined ? {} : { confirmDeletes: options.confirmDeletes }),
+    },
     dryRun: options.dryRun ?? false,
     fixed: { updated_by: options.user },
     beforeWrite: async ({ client }) => {
       // The entries a replace deletes keep their values in the batch, so reverting it brings them back.
-      if (options.replace) await client.query(historyRowsSql('old', 'true'), [await openBatch(client)])
+      if (mode === 'replace') await client.query(historyRowsSql('old', 'true'), [await openBatch(client)])
+    },
+    beforeUpdate: async ({ client }) => {
+      // The prices an upsert changes, old → new: reverting the batch restores the old ones.
+      await client.query(
+        `INSERT INTO glass_price_change_row (change_id, entry_id, field, old_value, new_value)
+         SELECT $1, e.id, f.field, f.old_value, f.new_value
+         FROM import_matched m
+         JOIN import_staging s ON s.line = m.line
+         JOIN glasses_price e ON e.id = m.target_id
+         CROSS JOIN LATERAL (VALUES ('price', e.price::text, s.price::text),
+           ('purchase', e.purchase::text, s.purchase::text)) AS f (field, old_value, new_value)
+         WHERE m.changed AND f.old_value IS DISTINCT FROM f.new_value`,
+        [await openBatch(client)],
+      )
     },
     inTransaction: async ({ client, lastIdBefore, written, deleted }) => {
       const id = await openBatch(client)

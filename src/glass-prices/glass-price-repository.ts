@@ -115,6 +115,23 @@ export const entryTag = (row: EntryRow) => `"${row.version}"`
  * Whether an `If-Match` header allows writing `row`: absent (last write wins), `*`, or a list holding the row's
  * tag. A weak tag (`W/"3"`) counts as its strong form, since proxies that compress weaken tags on the way.
  */
+/**
+ * The 412's detail: an older tag means the entry was changed since the client read it; a tag the entry never had
+ * (a newer version, or not a version at all) is said to be one, rather than blamed on a change.
+ */
+export function staleTagDetail(id: string, header: string, row: EntryRow): string {
+  const current = entryTag(row)
+  const versions = header
+    .split(',')
+    .map((tag) => /^"(\d+)"$/.exec(tag.trim().replace(/^W\//, ''))?.[1])
+    .filter((version): version is string => version !== undefined)
+    .map(Number)
+  if (versions.length > 0 && versions.every((version) => version < Number(row.version))) {
+    return `Entry ${id} was changed since (If-Match ${header.trim()}; its ETag is now ${current}); read it again`
+  }
+  return `Entry ${id} never had the version If-Match names (${header.trim()}); its ETag is ${current}`
+}
+
 export function ifMatchAllows(header: string | undefined, row: EntryRow): boolean {
   if (header === undefined) return true
   const current = entryTag(row)
@@ -363,9 +380,7 @@ export async function updateGlassPrice(
 ): Promise<EntryRow> {
   return inTransaction(db, async (trx) => {
     const before = await lockEntry(trx, id)
-    if (!ifMatchAllows(ifMatch, before)) {
-      throw preconditionFailed(`Entry ${id} was changed since (its ETag is now ${entryTag(before)})`)
-    }
+    if (!ifMatchAllows(ifMatch, before)) throw preconditionFailed(staleTagDetail(id, ifMatch ?? '', before))
     await rejectDuplicate(trx, input, id)
     const after = await trx
       .updateTable('glasses_price')
@@ -392,9 +407,7 @@ export async function updateGlassPrice(
 export async function deleteGlassPrice(db: Db, id: string, user: string, ifMatch?: string): Promise<void> {
   await inTransaction(db, async (trx) => {
     const before = await lockEntry(trx, id)
-    if (!ifMatchAllows(ifMatch, before)) {
-      throw preconditionFailed(`Entry ${id} was changed since (its ETag is now ${entryTag(before)})`)
-    }
+    if (!ifMatchAllows(ifMatch, before)) throw preconditionFailed(staleTagDetail(id, ifMatch ?? '', before))
     await trx
       .deleteFrom('glasses_price')
       .where('id', '=', id as unknown as number)

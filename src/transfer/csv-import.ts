@@ -10,11 +10,13 @@ import { type CsvRecord, type CsvSource, openCsv } from './csv-records.js'
 import {
   compareDecimals,
   decimalKey,
+  headerKey,
   parseValue,
   type TransferColumn,
   type TransferTable,
   transferColumns,
 } from './transfer-columns.js'
+import { openXlsx } from './xlsx.js'
 
 /*
  * CSV import of a kind's price list or nomenclature: one function behind the CLI and HTTP.
@@ -39,12 +41,21 @@ export interface ImportResult {
   readonly table: TransferTable
   /** Data rows read from the file. */
   readonly rows: number
-  /** Rows loaded (0 when there were problems or on a dry run). */
+  /** Rows loaded: added, plus updated by `upsert` (0 when there were problems or on a dry run). */
   readonly written: number
+  /** Rows added (counted on a dry run too, as for `updated` and `unchanged`). */
+  readonly created: number
+  /** `upsert`: rows whose key was there and whose values changed. */
+  readonly updated: number
+  /** `upsert`: rows whose key was there with the same values (left as they were). */
+  readonly unchanged: number
+  readonly mode: ImportMode
   /** Rows deleted first by `replace` (0 on a dry run). */
   readonly deleted: number
   readonly dryRun: boolean
-  readonly delimiter: ',' | ';'
+  /** The separator of a CSV file; null for XLSX. */
+  readonly delimiter: ',' | ';' | null
+  readonly format: ImportFormat
   /** The first {@link MAX_REPORTED_PROBLEMS} problems, in file order. */
   readonly problems: readonly ImportProblem[]
   /** All problems, including those not listed. */
@@ -67,11 +78,64 @@ export interface ImportTransaction {
   readonly lastIdBefore: number
   readonly written: number
   readonly deleted: number
+  readonly created: number
+  readonly updated: number
 }
 
+/**
+ * How a file meets the rows already there: `append` adds (a key already there is a problem), `upsert` updates
+ * the values of the rows whose key is there (keeping their ids) and adds the others, `replace` deletes the
+ * kind's rows of that table first.
+ */
+export type ImportMode = 'append' | 'upsert' | 'replace'
+export const IMPORT_MODES = ['append', 'upsert', 'replace'] as const satisfies readonly ImportMode[]
+
+/**
+ * A replace from a file that looks like a filtered export (every row shares one value of a guard column, say one
+ * brand, that entries it would delete do not have) is refused unless `confirmDeletes` is the number of rows it
+ * deletes: exporting a brand and loading it back with `replace` would otherwise empty every other brand.
+ */
+export interface ReplaceGuard {
+  /** The price-list columns (API names) a filtered export shares: `['manufacturer', 'brand']`. */
+  readonly columns: readonly string[]
+  readonly confirmDeletes?: number
+}
+
+/** Thrown (the import rolled back) when a {@link ReplaceGuard} refuses the replace. */
+export class ReplaceNotConfirmed extends Error {
+  constructor(
+    readonly deleteCount: number,
+    readonly column: string,
+    readonly value: string,
+    readonly otherCount: number,
+  ) {
+    super(
+      `Every row of the file has the ${column} '${value}', so the file looks like a filtered export, and replacing ` +
+        `the list with it would delete ${deleteCount} entr${deleteCount === 1 ? 'y' : 'ies'}, ${otherCount} of ` +
+        `them of another ${column}; nothing was written. Repeat with confirmDeletes=${deleteCount} to replace ` +
+        'anyway, or use mode=upsert to update the prices of the file’s rows only',
+    )
+  }
+}
+
+/** What the source holds: CSV text, or an XLSX workbook (its first sheet). */
+export type ImportFormat = 'csv' | 'xlsx'
+
 export interface ImportOptions {
-  /** Delete the kind's rows of that table first (in the same transaction). */
+  /** Default `csv`. */
+  readonly format?: ImportFormat
+  /** How the file meets the rows already there (default `append`; `replace: true` is `replace`). */
+  readonly mode?: ImportMode
+  /** Delete the kind's rows of that table first (in the same transaction): `mode: 'replace'`. */
   readonly replace?: boolean
+  /** With `replace`: refuse what looks like a filtered export unless its deletions are confirmed. */
+  readonly replaceGuard?: ReplaceGuard
+  /**
+   * `upsert`: work in the import's transaction after the file's rows are matched and before the matched rows are
+   * updated (their history, say). The temporary table `import_matched (line, target_id, changed)` pairs each
+   * staged row (`import_staging`, with `line`) with the row of the table it updates.
+   */
+  readonly beforeUpdate?: (transaction: Pick<ImportTransaction, 'client' | 'kind' | 'tableName'>) => Promise<void>
   /** Check everything, write nothing. */
   readonly dryRun?: boolean
   readonly onProgress?: (progress: ImportProgress) => void
@@ -119,9 +183,20 @@ export async function importCsv(
   const columns = transferColumns(kind, table)
   const tableName = table === 'prices' ? kind.priceTable : kind.skuTable
   const problems = new ProblemList()
-  const input = await openCsv(source)
-  const base = { kind: kind.path, table, dryRun: options.dryRun ?? false, delimiter: input.delimiter }
-  const empty = (rows = 0) => ({ ...base, rows, written: 0, deleted: 0, ...problems.summary() })
+  const mode: ImportMode = options.mode ?? (options.replace ? 'replace' : 'append')
+  const format = options.format ?? 'csv'
+  const xlsx = format === 'xlsx'
+  const input = xlsx ? await openXlsx(source) : await openCsv(source)
+  const base = {
+    kind: kind.path,
+    table,
+    mode,
+    format,
+    dryRun: options.dryRun ?? false,
+    delimiter: xlsx ? null : input.delimiter,
+  }
+  const none = { written: 0, deleted: 0, created: 0, updated: 0, unchanged: 0 }
+  const empty = (rows = 0) => ({ ...base, rows, ...none, ...problems.summary() })
   const fileProblems = () => {
     for (const problem of input.takeProblems()) problems.add({ ...problem, column: null })
   }
@@ -145,7 +220,10 @@ export async function importCsv(
 
   const fixedColumns = Object.keys(options.fixed ?? {})
   const fixedValues = Object.values(options.fixed ?? {})
-  const decimalComma = input.delimiter === ';'
+  // A workbook's number cells arrive with a point; a number typed as text may have a comma, as with `;`.
+  const decimalComma = xlsx || input.delimiter === ';'
+  // Only CSV exports mark formula-like text with `'`; a workbook's text cells are never formulas.
+  const formulaMarks = !xlsx
   let rows = 0
   /** The valid rows, a batch per chunk of the file, as COPY CSV text; nothing more once a problem is found. */
   const validRows = async function* (withLine: boolean): AsyncGenerator<string> {
@@ -155,7 +233,7 @@ export async function importCsv(
       for (const record of batch) {
         rows++
         if (record.broken) continue
-        const values = checkRecord(record, mapping, columns, decimalComma, problems)
+        const values = checkRecord(record, mapping, columns, { decimalComma, formulaMarks }, problems)
         if (!values) continue
         const key = rowKey(kind, table, columns, values)
         const seen = keys.get(key)
@@ -202,11 +280,30 @@ export async function importCsv(
       await client.query(`LOCK TABLE ${tableName} IN SHARE ROW EXCLUSIVE MODE`)
       await options.beforeWrite?.({ client, kind, tableName })
       let deleted = 0
-      if (options.replace) {
-        const [row] = await client.query<{ count: number | string }>(
-          `WITH gone AS (DELETE FROM ${tableName} RETURNING 1) SELECT count(*) AS count FROM gone`,
-        )
-        deleted = Number(row?.count ?? 0)
+      const guard =
+        mode === 'replace' && table === 'prices' && options.replaceGuard?.columns.length
+          ? options.replaceGuard
+          : undefined
+      if (mode === 'replace') {
+        if (guard) {
+          // What is deleted, per value of the guard columns, to judge the file against once it is loaded.
+          const guarded = transferColumns(kind, table).filter((column) => guard.columns.includes(column.name))
+          const groups = guarded.map((column) => `${norm(column.column)} AS ${column.column}`)
+          await client.query(
+            `CREATE TEMP TABLE import_replaced ON COMMIT DROP AS
+             WITH gone AS (DELETE FROM ${tableName} RETURNING *)
+             SELECT ${groups.join(', ')}, count(*) AS n FROM gone GROUP BY ${groups.map((_, i) => i + 1).join(', ')}`,
+          )
+          const [row] = await client.query<{ count: number | string }>(
+            'SELECT coalesce(sum(n), 0) AS count FROM import_replaced',
+          )
+          deleted = Number(row?.count ?? 0)
+        } else {
+          const [row] = await client.query<{ count: number | string }>(
+            `WITH gone AS (DELETE FROM ${tableName} RETURNING 1) SELECT count(*) AS count FROM gone`,
+          )
+          deleted = Number(row?.count ?? 0)
+        }
       }
       const [state] = await client.query<{ last_id: number | string; filled: boolean }>(
         `SELECT coalesce(max(id), 0) AS last_id, EXISTS (SELECT 1 FROM ${tableName}) AS filled FROM ${tableName}`,
@@ -215,24 +312,60 @@ export async function importCsv(
       const names = [...columns.map((column) => column.column), ...fixedColumns]
 
       let written: number
-      if (state?.filled) {
-        // Appending to rows already there: stage, find conflicts by SQL (with their lines), then insert.
+      let updated = 0
+      let unchanged = 0
+      if (state?.filled || mode === 'upsert') {
+        // Meeting rows already there: stage, find the keys there by SQL (with their lines), then write.
         await client.query(
           `CREATE TEMP TABLE import_staging ON COMMIT DROP AS SELECT ${names.join(', ')} FROM ${tableName} WITH NO DATA`,
         )
         await client.query('ALTER TABLE import_staging ADD COLUMN line integer')
         await client.copyRows('import_staging', [...names, 'line'], validRows(true))
         if (problems.count > 0) throw new Rollback()
-        for (const conflict of await client.query<{ line: number; id: number | string }>(
-          conflictSql(kind, table, tableName),
-        )) {
-          problems.add({
-            line: Number(conflict.line),
-            column: table === 'goods' ? 'barcode' : null,
-            message: `the ${describeKey(table)} is already in the ${table === 'goods' ? 'nomenclature' : 'price list'} (id ${conflict.id})`,
-          })
+        if (mode === 'upsert') {
+          // The values a file row brings beside its key: the prices of an entry, every attribute of a SKU.
+          const values = columns.filter((column) => !keyColumn(table, column)).map((column) => column.column)
+          const differs = `(${values.map((c) => `t.${c}`).join(', ')}) IS DISTINCT FROM (${values.map((c) => `s.${c}`).join(', ')})`
+          await client.query(
+            `CREATE TEMP TABLE import_matched ON COMMIT DROP AS
+             SELECT s.line, t.id AS target_id, ${differs} AS changed
+             FROM import_staging s JOIN ${tableName} t ON ${matchConditions(kind, table)}`,
+          )
+          const [counts] = await client.query<{ updated: number | string; unchanged: number | string }>(
+            `SELECT count(*) FILTER (WHERE changed) AS updated, count(*) FILTER (WHERE NOT changed) AS unchanged
+             FROM import_matched`,
+          )
+          updated = Number(counts?.updated ?? 0)
+          unchanged = Number(counts?.unchanged ?? 0)
+          await options.beforeUpdate?.({ client, kind, tableName })
+          if (updated > 0) {
+            const assignments = [
+              ...[...values, ...fixedColumns].map((c) => `${c} = s.${c}`),
+              ...(table === 'prices' ? ['updated_at = now()', 'version = t.version + 1'] : []),
+            ]
+            await client.query(
+              `UPDATE ${tableName} t SET ${assignments.join(', ')}
+               FROM import_matched m JOIN import_staging s ON s.line = m.line
+               WHERE t.id = m.target_id AND m.changed`,
+            )
+          }
+          await client.query('DELETE FROM import_staging s USING import_matched m WHERE s.line = m.line')
+        } else {
+          for (const conflict of await client.query<{ line: number; id: number | string }>(
+            `SELECT s.line, t.id FROM import_staging s JOIN ${tableName} t ON ${matchConditions(kind, table)}
+             ORDER BY s.line`,
+          )) {
+            problems.add({
+              line: Number(conflict.line),
+              column: table === 'goods' ? 'barcode' : null,
+              message:
+                table === 'goods'
+                  ? `the barcode is already in the nomenclature (id ${conflict.id}): the mode upsert updates it`
+                  : `the keys and bounds are already in the price list (id ${conflict.id}): the mode upsert updates its prices`,
+            })
+          }
+          if (problems.count > 0) throw new Rollback()
         }
-        if (problems.count > 0) throw new Rollback()
         const [inserted] = await client.query<{ count: number | string }>(
           `WITH added AS (INSERT INTO ${tableName} (${names.join(', ')})
              SELECT ${names.join(', ')} FROM import_staging ORDER BY line RETURNING 1)
@@ -245,13 +378,26 @@ export async function importCsv(
         if (problems.count > 0) throw new Rollback()
         await createIndexes(client, rebuild)
       }
+      const created = written
+      written += updated
+      if (guard) await checkReplaceGuard(client, kind, tableName, guard, deleted)
 
-      await options.inTransaction?.({ client, kind, tableName, lastIdBefore, written, deleted })
-      const result: ImportResult = { ...base, rows, written, deleted, ...problems.summary() }
+      await options.inTransaction?.({ client, kind, tableName, lastIdBefore, written, deleted, created, updated })
+      const result: ImportResult = {
+        ...base,
+        rows,
+        written,
+        deleted,
+        created,
+        updated,
+        unchanged,
+        ...problems.summary(),
+      }
       if (options.dryRun) throw new DryRun(result)
       return result
     })
   } catch (error) {
+    // A dry run reports what it would have done: how many rows it would add, update and leave.
     if (error instanceof DryRun) return { ...error.result, written: 0, deleted: 0 }
     if (error instanceof Rollback) return empty(rows)
     const code = String((error as { code?: unknown }).code ?? '')
@@ -301,18 +447,22 @@ function mapHeader(
   columns: readonly TransferColumn[],
   problems: ProblemList,
 ): (number | null)[] | null {
-  const byName = new Map(columns.map((column, index) => [column.name.toLowerCase(), index]))
+  const byName = new Map(
+    columns.flatMap((column, index) => [column.name, ...column.aliases].map((name) => [headerKey(name), index])),
+  )
   const seen = new Set<number>()
   const mapping: (number | null)[] = []
   const before = problems.count
   for (const raw of header.fields) {
     const name = raw.trim()
-    const index = byName.get(name.toLowerCase())
+    const index = byName.get(headerKey(name))
     if (index === undefined) {
       problems.add({
         line: header.line,
         column: name,
-        message: `unknown column; the columns are ${columns.map((column) => column.name).join(', ')}`,
+        message:
+          `unknown column; the columns are ${columns.map((column) => column.name).join(', ')} ` +
+          `(in Russian: ${columns.map((column) => column.aliases[0] ?? column.name).join(', ')})`,
       })
       mapping.push(null)
     } else if (seen.has(index)) {
@@ -336,7 +486,7 @@ function checkRecord(
   record: CsvRecord,
   mapping: readonly (number | null)[],
   columns: readonly TransferColumn[],
-  decimalComma: boolean,
+  reading: { readonly decimalComma: boolean; readonly formulaMarks: boolean },
   problems: ProblemList,
 ): (string | null)[] | null {
   if (record.fields.length !== mapping.length) {
@@ -352,7 +502,7 @@ function checkRecord(
   record.fields.forEach((raw, position) => {
     const index = mapping[position] as number
     const column = columns[index] as TransferColumn
-    const parsed = parseValue(column, raw, decimalComma)
+    const parsed = parseValue(column, raw, reading.decimalComma, reading.formulaMarks)
     if ('error' in parsed) {
       problems.add({ line: record.line, column: column.name, message: parsed.error })
       valid = false
@@ -392,11 +542,15 @@ function rowKey(kind: Kind, table: TransferTable, columns: readonly TransferColu
   return `${kind.path}:${hash('sha1', key, 'base64')}`
 }
 
-/** Rows of the staging table that meet an existing row on the table's unique key. */
-function conflictSql(kind: Kind, table: TransferTable, tableName: string): string {
-  if (table === 'goods') {
-    return `SELECT s.line, t.id FROM import_staging s JOIN ${tableName} t ON t.barcode = s.barcode ORDER BY s.line`
-  }
+/** Whether a file column is part of the table's unique key (so an upsert matches on it rather than writes it). */
+function keyColumn(table: TransferTable, column: TransferColumn): boolean {
+  if (table === 'goods') return column.name === 'barcode'
+  return column.type !== 'money'
+}
+
+/** The join condition of a staged row `s` and a row `t` of the table on the table's unique key. */
+function matchConditions(kind: Kind, table: TransferTable): string {
+  if (table === 'goods') return 't.barcode = s.barcode'
   const conditions = [
     ...kind.attributes
       .filter((a) => a.entry !== 'none')
@@ -410,5 +564,32 @@ function conflictSql(kind: Kind, table: TransferTable, tableName: string): strin
       `t.${r.column}_to IS NOT DISTINCT FROM s.${r.column}_to`,
     ]),
   ]
-  return `SELECT s.line, t.id FROM import_staging s JOIN ${tableName} t ON ${conditions.join(' AND ')} ORDER BY s.line`
+  return conditions.join(' AND ')
+}
+
+/**
+ * After a guarded replace loaded the file (the table holds its rows only): when every row shares one value of a
+ * guard column and the deleted rows had others, the deletions must have been confirmed by their number.
+ */
+async function checkReplaceGuard(
+  client: RawClient,
+  kind: Kind,
+  tableName: string,
+  guard: ReplaceGuard,
+  deleted: number,
+): Promise<void> {
+  if (deleted === 0 || guard.confirmDeletes === deleted) return
+  for (const column of transferColumns(kind, 'prices')) {
+    if (!guard.columns.includes(column.name)) continue
+    const [shared] = await client.query<{ values: number | string; value: string | null }>(
+      `SELECT count(DISTINCT ${norm(column.column)}) AS values, min(${column.column}) AS value FROM ${tableName}`,
+    )
+    if (Number(shared?.values) !== 1 || shared?.value == null) continue
+    const [others] = await client.query<{ count: number | string }>(
+      `SELECT coalesce(sum(n), 0) AS count FROM import_replaced WHERE ${column.column} IS DISTINCT FROM ${norm('$1')}`,
+      [shared.value],
+    )
+    const otherCount = Number(others?.count ?? 0)
+    if (otherCount > 0) throw new ReplaceNotConfirmed(deleted, column.name, shared.value, otherCount)
+  }
 }

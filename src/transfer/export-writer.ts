@@ -1,11 +1,11 @@
 import { once } from 'node:events'
 import type { Writable } from 'node:stream'
 import { stringify } from 'csv-stringify'
-import ExcelJS from 'exceljs'
 import type { Kysely } from 'kysely'
 import type { Kind } from '../catalog/kind.js'
 import { neutraliseFormula } from './formula-cells.js'
 import { type TransferColumn, type TransferTable, transferColumns } from './transfer-columns.js'
+import { writeXlsxSheet, type XlsxCell } from './xlsx.js'
 
 /*
  * Export: rows arrive in batches (keyset pages, never one big result) and leave as CSV or XLSX through a stream,
@@ -74,7 +74,7 @@ export interface XlsxExportOptions {
 }
 
 /**
- * Writes batches of rows as an XLSX workbook (exceljs streaming writer: rows are committed as they come).
+ * Writes batches of rows as an XLSX workbook, streamed (xlsx.ts): memory holds one batch whatever the size.
  * Numbers become number cells (money with two decimals), text stays text, so no cell is ever a formula.
  */
 export async function writeXlsx(
@@ -83,32 +83,27 @@ export async function writeXlsx(
   out: Writable,
   options: XlsxExportOptions = {},
 ): Promise<number> {
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false })
-  const sheet = workbook.addWorksheet(options.sheetName ?? 'data', { views: [{ state: 'frozen', ySplit: 1 }] })
-  sheet.columns = columns.map((column) => ({
-    header: column.name,
-    key: column.column,
-    width: column.type === 'text' ? 24 : 12,
-    ...(column.type === 'money' ? { style: { numFmt: '#,##0.00' } } : {}),
-  }))
-  sheet.getRow(1).font = { bold: true }
-  let count = 0
-  for await (const batch of batches) {
-    for (const row of batch) {
-      const values: Record<string, string | number | null> = {}
-      for (const column of columns) {
-        const value = row[column.column]
-        // Display only: a spreadsheet number cell is a double; the file's text is exact to the cent anyway.
-        values[column.column] =
-          value === null || value === undefined ? null : isNumeric(column) ? Number(value) : String(value)
-      }
-      sheet.addRow(values).commit()
-      count++
+  const rows = (async function* () {
+    for await (const batch of batches) {
+      yield batch.map((row) =>
+        columns.map((column): XlsxCell => {
+          const value = row[column.column]
+          if (value === null || value === undefined) return null
+          return isNumeric(column) ? { number: String(value) } : { text: String(value) }
+        }),
+      )
     }
-  }
-  sheet.commit()
-  await workbook.commit()
-  return count
+  })()
+  return writeXlsxSheet(
+    rows,
+    columns.map((column) => ({
+      header: column.name,
+      kind: column.type === 'money' ? 'money' : column.type === 'text' ? 'text' : 'number',
+      width: column.type === 'text' ? 24 : 12,
+    })),
+    out,
+    { sheetName: options.sheetName ?? 'data' },
+  )
 }
 
 /**

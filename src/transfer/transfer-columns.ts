@@ -25,6 +25,23 @@ export interface TransferColumn {
   readonly scale?: number
   /** `<name>From`/`<name>To` columns name their range, so from ≤ to can be checked. */
   readonly range?: { readonly name: string; readonly bound: 'from' | 'to' }
+  /** Other names a file's header may give the column (Russian spreadsheets' `Бренд`), besides `name`. */
+  readonly aliases: readonly string[]
+}
+
+/**
+ * The names of the columns every kind shares, as Russian spreadsheets head them; the kinds' own columns take
+ * theirs from the descriptors (`ru` in kinds.ts), a range's bounds as `<name> от` / `<name> до`.
+ */
+export const SHARED_ALIASES: Readonly<Record<string, readonly string[]>> = {
+  price: ['Цена', 'Розничная цена', 'Цена розничная'],
+  purchase: ['Закупка', 'Закупочная цена', 'Цена закупки'],
+  barcode: ['Штрихкод', 'Штрих-код'],
+}
+
+/** A header as it is matched: case-insensitive, spaces ignored, `ё` = `е` (`Целевая  группа` = `целеваягруппа`). */
+export function headerKey(name: string): string {
+  return name.toLowerCase().replace(/\s+/g, '').replaceAll('ё', 'е')
 }
 
 export const MAX_TEXT_LENGTH = 255
@@ -41,10 +58,11 @@ export function transferColumns(kind: Kind, table: TransferTable): TransferColum
   const ranges = new Map(kind.ranges.flatMap((r) => [[r.name, r] as const]))
   const fields = table === 'prices' ? entryFieldColumns(kind) : skuFieldColumns(kind)
   return fields.map(([name, column]): TransferColumn => {
+    const aliases = SHARED_ALIASES[name] ?? []
     if (name === 'price' || name === 'purchase') {
-      return { name, column, type: 'money', required: true, precision: 12, scale: 2 }
+      return { name, column, type: 'money', required: true, precision: 12, scale: 2, aliases }
     }
-    if (name === 'barcode') return { name, column, type: 'text', required: true }
+    if (name === 'barcode') return { name, column, type: 'text', required: true, aliases }
     const attribute = attributes.get(name)
     if (attribute) {
       return {
@@ -53,11 +71,19 @@ export function transferColumns(kind: Kind, table: TransferTable): TransferColum
         type: attribute.type,
         required: attribute.entry === 'key',
         ...numericShape(attribute.sqlType),
+        aliases: [attribute.ru],
       }
     }
     const point = ranges.get(name)
     if (point) {
-      return { name, column, type: point.type, required: point.sku === 'required', ...numericShape(point.sqlType) }
+      return {
+        name,
+        column,
+        type: point.type,
+        required: point.sku === 'required',
+        ...numericShape(point.sqlType),
+        aliases: [point.ru],
+      }
     }
     const bound = /^(.*)(From|To)$/.exec(name)
     const range = ranges.get(bound?.[1] ?? '')
@@ -69,6 +95,7 @@ export function transferColumns(kind: Kind, table: TransferTable): TransferColum
       required: false,
       ...numericShape(range.sqlType),
       range: { name: range.name, bound: bound[2] === 'From' ? 'from' : 'to' },
+      aliases: [`${range.ru} ${bound[2] === 'From' ? 'от' : 'до'}`],
     }
   })
 }
@@ -82,11 +109,17 @@ const groupingSpaces = /(?<=\d)[\s\u00a0\u202f](?=\d)/g
 /**
  * Checks one value of a file against its column's rule; returns the text to load (a canonical decimal for
  * numbers, NULL for an empty cell) or a reason. `decimalComma` accepts `1 234,50` as spreadsheets in Russian
- * write it (only in files separated by `;`, where the comma cannot be a separator). A text cell `'=…` (a formula
- * an export neutralised) loses its first `'`. Every text column is a key or is matched against one, so text is
- * brought to the keys' one form (catalog/key-text.ts) first, and a bidi control in it is refused.
+ * write it (only in files separated by `;`, where the comma cannot be a separator). With `formulaMarks` (CSV) a
+ * text cell `'=…` (a formula an export neutralised) loses its first `'`. Every text column is a key or is matched
+ * against one, so text is brought to the keys' one form (catalog/key-text.ts) first, and a bidi control in it is
+ * refused.
  */
-export function parseValue(column: TransferColumn, raw: string, decimalComma: boolean): ParsedValue {
+export function parseValue(
+  column: TransferColumn,
+  raw: string,
+  decimalComma: boolean,
+  formulaMarks = true,
+): ParsedValue {
   if (raw.includes('\u0000')) return { error: 'contains a NUL character' }
   if (raw.includes('\ufffd')) return { error: 'is not valid UTF-8 (save the file as "CSV UTF-8")' }
   const text = (column.type === 'text' ? canonicalText(raw) : raw).trim()
@@ -95,7 +128,7 @@ export function parseValue(column: TransferColumn, raw: string, decimalComma: bo
     const problem = keyTextProblem(text)
     if (problem) return { error: problem }
     // An export wrote `'` before a text a spreadsheet would run as a formula: the value is what follows it.
-    const value = restoreFormula(text)
+    const value = formulaMarks ? restoreFormula(text) : text
     // Characters, not UTF-16 units, count; a text of at most that many units cannot be too long.
     return value.length > MAX_TEXT_LENGTH && [...value].length > MAX_TEXT_LENGTH
       ? { error: `is longer than ${MAX_TEXT_LENGTH} characters` }

@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { negotiateLanguage, translate } from './messages.js'
+
+/* Problem details in Russian or English: the negotiation and the catalogue's grammar. */
+
+test('Accept-Language picks ru or en by weight, regions counted as their language, else the fallback', () => {
+  const cases: [string | undefined, 'en' | 'ru', 'en' | 'ru'][] = [
+    [undefined, 'ru', 'ru'],
+    ['', 'en', 'en'],
+    ['ru-RU,ru;q=0.9,en-US;q=0.8,en;q=0.7', 'en', 'ru'],
+    ['en-GB, ru;q=0.5', 'ru', 'en'],
+    ['de, fr;q=0.8', 'ru', 'ru'],
+    ['ru;q=0, en;q=0.1', 'ru', 'en'],
+    ['*', 'en', 'en'],
+  ]
+  for (const [header, fallback, expected] of cases) {
+    assert.equal(negotiateLanguage(header, fallback), expected, String(header))
+  }
+})
+
+test('the catalogue words counts in Russian and keeps unknown messages in English', () => {
+  assert.equal(translate('The file has 1 problem; nothing was written', 'ru'), 'В файле 1 ошибка; ничего не записано')
+  assert.equal(translate('The file has 3 problems; nothing was written', 'ru'), 'В файле 3 ошибки; ничего не записано')
+  assert.equal(
+    translate('The file has 112 problems (the first 100 listed); nothing was written', 'ru'),
+    'В файле 112 ошибок (показаны первые 100); ничего не записано',
+  )
+  assert.equal(translate('has more than 2 decimals', 'ru'), 'больше 2 знаков после запятой')
+  assert.equal(translate('has 1 field, the header has 5', 'ru'), '1 поле, а в заголовке 5')
+  assert.equal(translate("must be a number (got '12,5')", 'ru'), 'должно быть числом (получено «12,5»)')
+  assert.equal(translate('something new', 'ru'), 'something new')
+  assert.equal(translate('is required', 'en'), 'is required')
+})

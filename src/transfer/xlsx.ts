@@ -1,0 +1,314 @@
+import { once } from 'node:events'
+import type { Writable } from 'node:stream'
+import { strFromU8, strToU8, unzipSync, Zip, ZipDeflate, ZipPassThrough } from 'fflate'
+import type { CsvProblem, CsvReader, CsvRecord, CsvSource } from './csv-records.js'
+
+/*
+ * XLSX, both ways, on fflate (zip only, no dependencies) instead of a spreadsheet library: the service writes one
+ * plain sheet and reads the first sheet of a workbook, which is a few hundred lines of SpreadsheetML.
+ *
+ * Writing streams: the sheet's XML is deflated as rows come, and the zip's output goes to `out` with its
+ * backpressure respected, so memory holds one batch of rows whatever the size. Text cells are inline strings and
+ * no cell ever carries a formula, so a model named `=HYPERLINK(…)` stays text (no `'` mark is needed, unlike CSV).
+ * Characters XML cannot hold are written as OOXML's `_xHHHH_` escapes, which the reader (and Excel) decode.
+ *
+ * Reading takes the whole upload (bounded by IMPORT_BODY_LIMIT) into memory: a workbook saved by Excel keeps its
+ * shared strings after the sheets, so the sheet cannot be read before the end of the file anyway. Cells are read
+ * as text: shared and inline strings, numbers (rounded to the 15 significant digits a spreadsheet shows, so
+ * 10 489.499999999998 computed by a formula is 10489.5), booleans, and the cached value of a formula cell.
+ */
+
+export interface XlsxColumn {
+  readonly header: string
+  readonly kind: 'text' | 'number' | 'money'
+  /** Display width in characters. */
+  readonly width: number
+}
+
+/** A cell: text, or a number as exact decimal text, or empty. */
+export type XlsxCell = { readonly text: string } | { readonly number: string } | null
+
+const XML_HEADER = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+const MAIN_NS = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main'
+const REL_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships'
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the characters XML 1.0 cannot hold are the point
+const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g
+const ESCAPE_LIKE = /_x[0-9a-fA-F]{4}_/g
+
+/** Text as the content of an XML element: markup escaped, unrepresentable characters as `_xHHHH_`. */
+function xmlText(text: string): string {
+  return text
+    .replace(ESCAPE_LIKE, (match) => `_x005F${match}`)
+    .replace(NOT_XML, (char) => `_x${char.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}_`)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+}
+
+const xmlAttribute = (text: string) => xmlText(text).replace(/"/g, '&quot;')
+
+/** `0` → `A`, `25` → `Z`, `26` → `AA`. */
+function columnLetters(index: number): string {
+  let letters = ''
+  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26)) {
+    letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters
+  }
+  return letters
+}
+
+function staticParts(sheetName: string): Record<string, string> {
+  return {
+    '[Content_Types].xml': `${XML_HEADER}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/><Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/></Types>`,
+    '_rels/.rels': `${XML_HEADER}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${REL_NS}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
+    'xl/workbook.xml': `${XML_HEADER}<workbook xmlns="${MAIN_NS}" xmlns:r="${REL_NS}"><sheets><sheet name="${xmlAttribute(sheetName.slice(0, 31).replace(/[\\/?*[\]:]/g, ' '))}" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+    'xl/_rels/workbook.xml.rels': `${XML_HEADER}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${REL_NS}/worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="rId2" Type="${REL_NS}/styles" Target="styles.xml"/></Relationships>`,
+    // Styles: 0 default, 1 bold (the header), 2 money with two decimals and grouping.
+    'xl/styles.xml': `${XML_HEADER}<styleSheet xmlns="${MAIN_NS}"><numFmts count="1"><numFmt numFmtId="164" formatCode="#,##0.00"/></numFmts><fonts count="2"><font><sz val="11"/><name val="Calibri"/></font><font><b/><sz val="11"/><name val="Calibri"/></font></fonts><fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills><borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs><cellXfs count="3"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/><xf numFmtId="0" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1"/><xf numFmtId="164" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/></cellXfs></styleSheet>`,
+  }
+}
+
+/**
+ * Writes rows as a one-sheet workbook into `out`, streaming: the header row in bold and frozen, numbers as number
+ * cells (money formatted with two decimals; the file holds the exact decimal text), text as inline strings, never
+ * a formula. Resolves with the row count once everything is written into `out` (which it ends).
+ */
+export async function writeXlsxSheet(
+  rows: AsyncIterable<readonly (readonly XlsxCell[])[]>,
+  columns: readonly XlsxColumn[],
+  out: Writable,
+  options: { readonly sheetName?: string } = {},
+): Promise<number> {
+  const pending: Uint8Array[] = []
+  let failure: Error | undefined
+  let ended = false
+  const zip = new Zip((error, chunk, final) => {
+    if (error) failure = error
+    else pending.push(chunk)
+    if (final) ended = true
+  })
+  const flush = async () => {
+    if (failure) throw failure
+    while (pending.length > 0) {
+      const chunk = pending.shift() as Uint8Array
+      if (!out.write(chunk)) await once(out, 'drain')
+    }
+  }
+  const abort = (error: unknown) => {
+    out.destroy(error as Error)
+  }
+  out.once('error', () => {})
+  try {
+    for (const [name, text] of Object.entries(staticParts(options.sheetName ?? 'data'))) {
+      const part = new ZipPassThrough(name)
+      zip.add(part)
+      part.push(strToU8(text), true)
+    }
+    const sheet = new ZipDeflate('xl/worksheets/sheet1.xml', { level: 6 })
+    zip.add(sheet)
+    const letters = columns.map((_, index) => columnLetters(index))
+    const cols = columns
+      .map((column, index) => `<col min="${index + 1}" max="${index + 1}" width="${column.width}" customWidth="1"/>`)
+      .join('')
+    const header = columns
+      .map(
+        (column, index) =>
+          `<c r="${letters[index]}1" s="1" t="inlineStr"><is><t xml:space="preserve">${xmlText(column.header)}</t></is></c>`,
+      )
+      .join('')
+    sheet.push(
+      strToU8(
+        `${XML_HEADER}<worksheet xmlns="${MAIN_NS}" xmlns:r="${REL_NS}"><sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/></sheetView></sheetViews><cols>${cols}</cols><sheetData><row r="1">${header}</row>`,
+      ),
+    )
+    await flush()
+    let count = 0
+    for await (const batch of rows) {
+      let xml = ''
+      for (const row of batch) {
+        const r = count + 2
+        xml += `<row r="${r}">`
+        row.forEach((cell, index) => {
+          if (cell === null) return
+          const ref = `${letters[index]}${r}`
+          if ('number' in cell) {
+            xml += `<c r="${ref}"${columns[index]?.kind === 'money' ? ' s="2"' : ''}><v>${cell.number}</v></c>`
+          } else {
+            xml += `<c r="${ref}" t="inlineStr"><is><t xml:space="preserve">${xmlText(cell.text)}</t></is></c>`
+          }
+        })
+        xml += '</row>'
+        count++
+      }
+      sheet.push(strToU8(xml))
+      await flush()
+    }
+    sheet.push(strToU8('</sheetData></worksheet>'), true)
+    zip.end()
+    await flush()
+    if (!ended) throw new Error('the XLSX zip did not end')
+    out.end()
+    await once(out, 'finish')
+    return count
+  } catch (error) {
+    abort(error)
+    throw error
+  }
+}
+
+/** Decodes XML character references and entities, then OOXML's `_xHHHH_` escapes. */
+function xmlDecode(text: string): string {
+  const decoded = text.includes('&')
+    ? text.replace(/&(#x[0-9a-fA-F]+|#\d+|amp|lt|gt|quot|apos);/g, (_, entity: string) => {
+        if (entity.startsWith('#x')) return String.fromCodePoint(Number.parseInt(entity.slice(2), 16))
+        if (entity.startsWith('#')) return String.fromCodePoint(Number(entity.slice(1)))
+        return { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" }[entity] as string
+      })
+    : text
+  return decoded.includes('_x')
+    ? decoded.replace(/_x([0-9a-fA-F]{4})_/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+    : decoded
+}
+
+/** The text of every `<t>` in an element (a rich text's runs concatenated; phonetic runs left out). */
+function textRuns(xml: string): string {
+  let text = ''
+  const withoutPhonetic = xml.replace(/<rPh\b[\s\S]*?<\/rPh>/g, '')
+  for (const match of withoutPhonetic.matchAll(/<t(?:\s[^>]*)?>([\s\S]*?)<\/t>|<t(?:\s[^>]*)?\/>/g)) {
+    text += xmlDecode(match[1] ?? '')
+  }
+  return text
+}
+
+const attribute = (tag: string, name: string): string | undefined => new RegExp(`\\s${name}="([^"]*)"`).exec(tag)?.[1]
+
+/** `B12` → 1 (the column's index), or undefined. */
+function columnIndex(ref: string | undefined): number | undefined {
+  const letters = ref ? /^([A-Z]+)\d*$/.exec(ref)?.[1] : undefined
+  if (!letters) return undefined
+  let index = 0
+  for (const letter of letters) index = index * 26 + (letter.charCodeAt(0) - 64)
+  return index - 1
+}
+
+/** A spreadsheet number as a spreadsheet shows it: 15 significant digits, no exponent for ordinary values. */
+function displayNumber(raw: string): string {
+  const value = Number(raw)
+  if (!Number.isFinite(value)) return raw
+  const rounded = Number(value.toPrecision(15))
+  if (Math.abs(rounded) >= 1e21 || (rounded !== 0 && Math.abs(rounded) < 1e-6)) return raw
+  const text = String(rounded)
+  return text.includes('e') ? raw : text
+}
+
+const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04]
+
+/** Whether bytes begin like a zip archive (an XLSX file). */
+export function looksLikeXlsx(head: Uint8Array): boolean {
+  return ZIP_MAGIC.every((byte, index) => head[index] === byte)
+}
+
+/** The path inside the archive of the workbook's first sheet. */
+function firstSheetPath(files: Record<string, Uint8Array>): string | undefined {
+  const workbook = files['xl/workbook.xml']
+  const rels = files['xl/_rels/workbook.xml.rels']
+  if (workbook && rels) {
+    const sheet = /<(?:\w+:)?sheet\b[^>]*>/.exec(strFromU8(workbook))?.[0]
+    const id = sheet ? /\sr:id="([^"]*)"/.exec(sheet)?.[1] : undefined
+    for (const rel of strFromU8(rels).matchAll(/<(?:\w+:)?Relationship\b[^>]*>/g)) {
+      if (attribute(rel[0], 'Id') !== id) continue
+      const target = attribute(rel[0], 'Target') ?? ''
+      return target.startsWith('/') ? target.slice(1) : `xl/${target}`
+    }
+  }
+  return Object.keys(files)
+    .filter((name) => /^xl\/worksheets\/[^/]+\.xml$/.test(name))
+    .sort()[0]
+}
+
+/**
+ * Opens an XLSX file as the CSV reader's records (header first), so one import serves both: the first sheet's
+ * rows with their row numbers as lines, cells as text, rows without any value skipped. A file that is not a
+ * readable workbook is one problem of the whole file.
+ */
+export async function openXlsx(source: CsvSource): Promise<CsvReader> {
+  const parts: Buffer[] = []
+  for await (const chunk of source) parts.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
+  const bytes = Buffer.concat(parts)
+  const problems: CsvProblem[] = []
+  let records: CsvRecord[] = []
+  try {
+    const wanted =
+      /^(xl\/workbook\.xml|xl\/_rels\/workbook\.xml\.rels|xl\/sharedStrings\.xml|xl\/worksheets\/[^/]+\.xml)$/
+    const files = unzipSync(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), {
+      filter: (file) => wanted.test(file.name),
+    })
+    const sheetPath = firstSheetPath(files)
+    const sheet = sheetPath ? files[sheetPath] : undefined
+    if (!sheet) throw new Error('no worksheet')
+    const shared: string[] = []
+    const sharedXml = files['xl/sharedStrings.xml']
+    if (sharedXml) {
+      for (const item of strFromU8(sharedXml).matchAll(/<si>([\s\S]*?)<\/si>|<si\/>/g))
+        shared.push(textRuns(item[1] ?? ''))
+    }
+    records = sheetRecords(strFromU8(sheet), shared)
+  } catch {
+    problems.push({
+      line: 0,
+      message: 'the file is not a readable XLSX workbook (save it as an Excel workbook, .xlsx)',
+    })
+  }
+  const batches = (async function* () {
+    for (let start = 0; start < records.length; start += 5000) yield records.slice(start, start + 5000)
+  })()
+  return {
+    delimiter: ';',
+    batches,
+    takeProblems: () => problems.splice(0),
+    bytes: () => bytes.length,
+    close: async () => {
+      records = []
+    },
+  }
+}
+
+/** The rows of a sheet's XML as records: fields by column (gaps empty), lines = row numbers. */
+function sheetRecords(xml: string, shared: readonly string[]): CsvRecord[] {
+  const records: CsvRecord[] = []
+  let width = 0
+  let nextRow = 1
+  for (const rowMatch of xml.matchAll(/<row\b([^>]*?)(?:\/>|>([\s\S]*?)<\/row>)/g)) {
+    const line = Number(attribute(rowMatch[1] ?? '', 'r') ?? nextRow)
+    nextRow = line + 1
+    const fields: string[] = []
+    let position = 0
+    for (const cell of (rowMatch[2] ?? '').matchAll(/<c\b([^>]*?)(?:\/>|>([\s\S]*?)<\/c>)/g)) {
+      const tag = cell[1] ?? ''
+      const body = cell[2] ?? ''
+      const index = columnIndex(attribute(tag, 'r')) ?? position
+      position = index + 1
+      const type = attribute(tag, 't') ?? 'n'
+      const v = /<v(?:\s[^>]*)?>([\s\S]*?)<\/v>/.exec(body)?.[1]
+      let value: string
+      if (type === 'inlineStr') value = textRuns(/<is>([\s\S]*?)<\/is>/.exec(body)?.[1] ?? '')
+      else if (v === undefined) value = ''
+      else if (type === 's') value = shared[Number(v)] ?? ''
+      else if (type === 'n') value = displayNumber(xmlDecode(v).trim())
+      else if (type === 'b') value = v.trim() === '1' ? 'TRUE' : 'FALSE'
+      else value = xmlDecode(v)
+      while (fields.length < index) fields.push('')
+      fields[index] = value
+    }
+    if (records.length === 0) {
+      while (fields.length > 0 && (fields[fields.length - 1] ?? '').trim() === '') fields.pop()
+      width = fields.length
+    }
+    if (fields.every((field) => field.trim() === '')) continue
+    // Empty cells past the header's last column are no extra fields.
+    while (fields.length > width && (fields[fields.length - 1] ?? '').trim() === '') fields.pop()
+    while (fields.length < width) fields.push('')
+    records.push({ fields, line })
+  }
+  return records
+}
