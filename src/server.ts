@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8'
 import { buildApp } from './app.js'
 import { ensureDemoCatalogue } from './catalog/demo-catalogue.js'
 import { type Config, ConfigError, loadConfig } from './config.js'
@@ -31,7 +32,22 @@ function exitOnceLogged(code: number): void {
 }
 
 /** loadConfig → openDatabase → migrate → buildApp → stale uploads → demo data → listen; SIGTERM drains, then closes the database. */
+/**
+ * How far V8 lets the heap grow past what the last full collection kept before it collects again, in percent.
+ * Its own rule (up to four times the live heap) lets a busy service pile up a few hundred MB of request garbage
+ * over a search index of a hundred; half again keeps the process near its live size at no measured cost in
+ * throughput. A `--heap-growing-percent` in NODE_OPTIONS or on the command line wins.
+ */
+const HEAP_GROWING_PERCENT = 50
+
+function boundHeapGrowth(): void {
+  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)]
+  if (given.some((option) => option.startsWith('--heap-growing-percent'))) return
+  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`)
+}
+
 async function main(): Promise<void> {
+  boundHeapGrowth()
   let config: Config
   try {
     config = loadConfig()

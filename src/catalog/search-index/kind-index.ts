@@ -835,6 +835,8 @@ function carryOrder(
 function singleValue(conditions: readonly Condition[]): { column: Column; code: number } | undefined {
   const [condition] = conditions
   if (conditions.length !== 1 || condition?.kind !== 'value') return undefined
+  if (condition.codes)
+    return condition.codes.length === 1 ? { column: condition.column, code: condition.codes[0] as number } : undefined
   const { accepted } = condition
   let code = -1
   for (let at = 0; at < accepted.length; at++) {

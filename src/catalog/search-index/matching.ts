@@ -150,34 +150,42 @@ function intersectAscending(short: Uint32Array, long: Uint32Array): Uint32Array 
   return both.subarray(0, found)
 }
 
+/**
+ * A condition accepting `codes` (ascending). Its flag per code is made only if a search asks for it (to test rows
+ * it does not drive): a selective substring drives, and a large dictionary's flags would be garbage per request.
+ */
+function codesCondition(column: Column, codes: Uint32Array): ValueCondition {
+  let accepted: Uint8Array | undefined
+  return {
+    kind: 'value',
+    column,
+    codes,
+    get accepted() {
+      if (!accepted) {
+        accepted = new Uint8Array(column.distinct)
+        for (let at = 0; at < codes.length; at++) accepted[codes[at] as number] = 1
+      }
+      return accepted
+    },
+  }
+}
+
 /** Codes of `column` whose normalised text contains `needle` (already normalised). */
 export function containsCondition(column: Column, needle: string): ValueCondition {
-  const accepted = new Uint8Array(column.distinct)
   const { norms } = column
   const candidates = substringCandidates(column, needle)
-  if (candidates?.exact) {
-    for (let at = 0; at < candidates.codes.length; at++) accepted[candidates.codes[at] as number] = 1
-    return { kind: 'value', column, accepted, codes: candidates.codes }
-  }
+  if (candidates?.exact) return codesCondition(column, candidates.codes)
   const found: number[] = []
   if (!candidates) {
-    for (let code = 1; code < accepted.length; code++) {
-      if ((norms[code] as string).includes(needle)) {
-        accepted[code] = 1
-        found.push(code)
-      }
-    }
+    for (let code = 1; code < column.distinct; code++) if ((norms[code] as string).includes(needle)) found.push(code)
   } else {
     const { codes } = candidates
     for (let at = 0; at < codes.length; at++) {
       const code = codes[at] as number
-      if ((norms[code] as string).includes(needle)) {
-        accepted[code] = 1
-        found.push(code)
-      }
+      if ((norms[code] as string).includes(needle)) found.push(code)
     }
   }
-  return { kind: 'value', column, accepted, codes: Uint32Array.from(found) }
+  return codesCondition(column, Uint32Array.from(found))
 }
 
 /** Codes of a numeric column whose value compares to `value` as `test` says. */
@@ -206,10 +214,10 @@ export function codeCondition(column: Column, test: (code: number) => boolean): 
 
 /** Adds NULL to the codes a condition accepts (a wildcard key of a price-list entry matches any filter). */
 export function orNull(condition: ValueCondition): ValueCondition {
+  if (condition.codes) return codesCondition(condition.column, Uint32Array.from([NULL_CODE, ...condition.codes]))
   const accepted = condition.accepted.slice()
   accepted[NULL_CODE] = 1
-  const codes = condition.codes ? Uint32Array.from([NULL_CODE, ...condition.codes]) : undefined
-  return { kind: 'value', column: condition.column, accepted, ...(codes ? { codes } : {}) }
+  return { kind: 'value', column: condition.column, accepted }
 }
 
 function acceptedCodes(condition: ValueCondition): Uint32Array {
