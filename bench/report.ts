@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { BenchReport, ScenarioResult, SideFigures } from './bench.js'
 import { COLD_CATEGORY_TITLES, COLD_MIX_SHARES, type ColdCategory } from './cold-mix.js'
@@ -138,6 +138,53 @@ export function reportTable(report: BenchReport): string {
   return lines.join('\n')
 }
 
+/** The Markdown table of a run that measured the service alone (`--floor off`): no floor, no ratio. */
+export function serviceOnlyTable(report: BenchReport): string {
+  const head = reportTable(report).split('\n')[0] as string
+  const lines = [
+    head,
+    '',
+    '| Scenario | Service | CPU µs per request, service side | Target (of the service alone) | Met |',
+    '|---|---|---|---|---|',
+  ]
+  for (const result of report.scenarios) {
+    const cpu = result.service.cpuPerRequestUs
+    const parts = cpu
+      ? `${number((cpu.service ?? 0) + (cpu.database ?? 0) + cpu.client)} (service ${number(cpu.service ?? 0)}` +
+        `${cpu.database === null ? '' : `, database ${number(cpu.database)}`}, autocannon ${number(cpu.client)})`
+      : ''
+    // Only the targets on the service's own figures can be judged without a floor.
+    const p99 = result.targets.match(/p99 ≤ (\d+) ms/)
+    const met = p99 ? result.service.p99 <= Number(p99[1]) && result.service.errors === 0 : undefined
+    lines.push(
+      `| ${result.title} | ${side(result, result.service)} | ${parts} | ${p99 ? `p99 ≤ ${p99[1]} ms` : '—'} | ${met === undefined ? '—' : met ? 'yes' : 'no'} |`,
+    )
+  }
+  const categories = report.scenarios.filter((r) => r.service.byCategory)
+  if (categories.length > 0) {
+    const kinds = (Object.keys(COLD_MIX_SHARES) as ColdCategory[]).filter((c) =>
+      categories.some((r) => r.service.byCategory?.[c]),
+    )
+    const connections = (r: ScenarioResult) => `${r.connections} connection${r.connections === 1 ? '' : 's'}`
+    lines.push(
+      '',
+      `**Cold mix by kind of request**, service: p50 / p99 in ms (${categories.map(connections).join(' and ')}).`,
+      '',
+      `| Kind of request | ${categories.map(connections).join(' | ')} |`,
+      `|---|${categories.map(() => '---|').join('')}`,
+      ...kinds.map((kind) => {
+        const cells = categories.map((r) => {
+          const found = r.service.byCategory?.[kind]
+          return found ? `${number(found.p50, 1)} / ${number(found.p99, 1)}` : '—'
+        })
+        return `| ${COLD_CATEGORY_TITLES[kind]} | ${cells.join(' | ')} |`
+      }),
+    )
+  }
+  lines.push(...failures(report))
+  return lines.join('\n')
+}
+
 /** Writes the run's JSON and rewrites REPORT.md from the latest run of each database; returns the JSON's path. */
 /** Saves a run under `resultsDir` and, given a report file, rewrites it from every run saved there. */
 export function writeReport(report: BenchReport, resultsDir: string, reportFile?: string): string {
@@ -196,6 +243,25 @@ export function writeReportFile(resultsDir: string, reportFile: string): void {
         section({ ...cold, scenarios: cold.scenarios.filter(isCold) }, ': the cold mix'),
       ]
     })
+  // Runs that measured the service alone (`--floor off`, under service-only/): the latest per setting and scenario set.
+  const serviceOnlyDir = join(resultsDir, 'service-only')
+  const serviceOnly = new Map<string, BenchReport>()
+  if (existsSync(serviceOnlyDir)) {
+    for (const name of readdirSync(serviceOnlyDir)
+      .filter((n) => n.endsWith('.json'))
+      .sort()) {
+      const saved = JSON.parse(readFileSync(join(serviceOnlyDir, name), 'utf8')) as BenchReport
+      const cold = saved.scenarios.some(isCold)
+      serviceOnly.set(`${saved.driver} ${saved.caches} ${saved.searchIndex ?? 'off'} ${cold}`, saved)
+    }
+  }
+  const serviceOnlySections = [...serviceOnly.values()].map(
+    (saved) =>
+      `## ${saved.driver === 'postgres' ? 'PostgreSQL server' : 'Embedded (PGlite)'}` +
+      `${saved.caches === 'off' ? ', caches off' : ''}: ` +
+      `${saved.scenarios.some(isCold) ? 'the cold mix' : 'the scenarios'}, the service alone (\`--floor off\`)\n\n` +
+      serviceOnlyTable(saved),
+  )
   writeFileSync(
     reportFile,
     [
@@ -224,6 +290,15 @@ export function writeReportFile(resultsDir: string, reportFile: string): void {
       'cores, a side’s throughput is bounded by its total.',
       '',
       ...sections.flatMap((section) => [section, '']),
+      ...(serviceOnlySections.length > 0
+        ? [
+            'Runs of the service alone (`--floor off`: no floor, so no ratio; only the targets on its own latencies',
+            'are judged), kept under `bench/results/service-only/`: measured when the floor’s SQL had not changed',
+            'since the full run above and takes too long to repeat (the cold mix’s floor at a million rows).',
+            '',
+            ...serviceOnlySections.flatMap((section) => [section, '']),
+          ]
+        : []),
     ].join('\n'),
   )
 }

@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { runBench } from './bench.js'
-import { reportTable, writeReport } from './report.js'
+import { reportTable, serviceOnlyTable, writeReport, writeReportFile } from './report.js'
 
 /*
  * npm run bench -- [--scale N] [--duration S] [--connections C] [--runs R] [--only a,d-listing,cold] [--reuse]
@@ -47,8 +47,8 @@ if (values.help) {
       '  --cold-runs: its runs (default 1).\n' +
       '  --other-scale: SKUs of each of the five other kinds (default a tenth of --scale, at least 1,000).\n' +
       '  --ready-timeout: seconds the service may take to become ready (its index loads first).\n' +
-      '  --floor off: measure the service alone (for profiling and tuning; no ratios, and the run is kept\n' +
-      '    under results/service-only/, out of REPORT.md).\n',
+      '  --floor off: measure the service alone (for profiling and tuning; no ratios: the run is kept under\n' +
+      '    results/service-only/ and REPORT.md shows the latest such runs apart).\n',
   )
   process.exit(0)
 }
@@ -91,11 +91,13 @@ const report = await runBench({
   readySeconds: positive('ready-timeout', values['ready-timeout'], 300),
   log: (line) => process.stdout.write(`${line}\n`),
 })
+const results = join(here, 'results')
 const file =
   values.floor === 'off'
-    ? writeReport(report, join(here, 'results', 'service-only'))
-    : writeReport(report, join(here, 'results'), join(here, 'REPORT.md'))
-process.stdout.write(`\n${reportTable(report)}\n\nresults: ${file}\n`)
+    ? writeReport(report, join(results, 'service-only'))
+    : writeReport(report, results, join(here, 'REPORT.md'))
+if (values.floor === 'off') writeReportFile(results, join(here, 'REPORT.md'))
+process.stdout.write(`\n${values.floor === 'off' ? serviceOnlyTable(report) : reportTable(report)}\n\nresults: ${file}\n`)
 
 const failed = report.scenarios.filter((scenario) => scenario.service.errors > 0 || scenario.floor.errors > 0)
 if (failed.length > 0) {
