@@ -7,9 +7,10 @@ import { refreshMatview } from './catalog/catalog-repository.js'
 import { CatalogueNotEmptyError, DEMO_SEED, seedCatalogue } from './catalog/demo-catalogue.js'
 import type { Kind } from './catalog/kind.js'
 import { kindByPath, kinds } from './catalog/kinds.js'
-import { ConfigError, loadConfig } from './config.js'
+import { ConfigError, loadConfig, redactSecrets } from './config.js'
 import { type Database, openDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
+import { waitForDatabase } from './db/wait-for-database.js'
 import {
   describeLookAlikeKeyReport,
   LOOK_ALIKE_MIGRATION,
@@ -66,6 +67,13 @@ export async function runCli(argv: readonly string[], io: CliIo = process): Prom
       poolSize: 2,
       applicationName: 'optics-catalog-cli',
     })
+    if (config.databaseUrl) {
+      await waitForDatabase(db, {
+        url: config.databaseUrl,
+        timeoutSeconds: config.databaseStartTimeoutSeconds,
+        onRetry: (message) => io.stderr.write(`optics-catalog: ${message}\n`),
+      })
+    }
     const applied = await migrateToLatest(db.primary)
     if (applied.includes(LOOK_ALIKE_MIGRATION)) {
       for (const line of describeLookAlikeKeyReport(await readLookAlikeKeyReport(db.primary))) {
@@ -83,7 +91,7 @@ export async function runCli(argv: readonly string[], io: CliIo = process): Prom
       return 2
     }
     const message = (error as Error).message ?? String(error)
-    io.stderr.write(`optics-catalog: ${command} failed: ${message.split('\n')[0]}\n`)
+    io.stderr.write(`optics-catalog: ${command} failed: ${redactSecrets(message.split('\n')[0] ?? '', io.env)}\n`)
     return 1
   } finally {
     await db?.close().catch(() => {})
