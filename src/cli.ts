@@ -8,6 +8,7 @@ import { CatalogueNotEmptyError, DEMO_SEED, seedCatalogue } from './catalog/demo
 import type { Kind } from './catalog/kind.js'
 import { kindByPath, kinds } from './catalog/kinds.js'
 import { ConfigError, loadConfig, redactSecrets } from './config.js'
+import { type DataDirLock, lockDataDir } from './db/data-dir-lock.js'
 import { type Database, openDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
 import { waitForDatabase } from './db/wait-for-database.js'
@@ -53,6 +54,7 @@ export interface CliIo {
 export async function runCli(argv: readonly string[], io: CliIo = process): Promise<number> {
   const [command, ...rest] = argv
   let db: Database | undefined
+  let lock: DataDirLock | undefined
   try {
     if (!command || command === 'help' || command === '--help' || command === '-h') {
       io.stdout.write(`${usage}\n`)
@@ -61,6 +63,8 @@ export async function runCli(argv: readonly string[], io: CliIo = process): Prom
     const run = commands[command]
     if (!run) throw new UsageError(`unknown command '${command}'`)
     const config = loadConfig(io.env)
+    // The embedded database has one owner: a running service (or another command) on DATA_DIR refuses this one.
+    if (!config.databaseUrl) lock = lockDataDir(config.dataDir, `the CLI (${command})`)
     db = await openDatabase({
       url: config.databaseUrl,
       dataDir: config.dataDir,
@@ -95,6 +99,7 @@ export async function runCli(argv: readonly string[], io: CliIo = process): Prom
     return 1
   } finally {
     await db?.close().catch(() => {})
+    lock?.release()
   }
 }
 

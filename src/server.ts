@@ -3,6 +3,7 @@ import { setFlagsFromString } from 'node:v8'
 import { buildApp } from './app.js'
 import { ensureDemoCatalogue } from './catalog/demo-catalogue.js'
 import { type Config, ConfigError, loadConfig, redactSecrets } from './config.js'
+import { lockDataDir } from './db/data-dir-lock.js'
 import { openDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
 import { waitForDatabase } from './db/wait-for-database.js'
@@ -63,6 +64,8 @@ async function main(): Promise<void> {
 
   // A port in use is found before the database opens (and migrates), not after.
   await checkPort(config.port, config.host)
+  // One process per embedded data directory: a second service or a CLI command on it is refused (removed on exit).
+  if (!config.databaseUrl) lockDataDir(config.dataDir, 'the optics-catalog service')
 
   const db = await openDatabase({
     url: config.databaseUrl,
