@@ -216,7 +216,7 @@ function durationSeconds(value: string): number {
 function describeEnvError(error: unknown, data: Record<string, string>): string {
   const first = (error as { errors?: { instancePath: string; message?: string; params?: Record<string, unknown> }[] })
     .errors?.[0]
-  if (!first) return String((error as Error).message ?? error)
+  if (!first) return redactSecrets(String((error as Error).message ?? error), data)
   const variable = first.instancePath.replace(/^\//, '') || String(first.params?.missingProperty ?? 'environment')
   const schema = (
     EnvSchema.properties as Record<string, { anyOf?: { const: string }[]; pattern?: string; description?: string }>
