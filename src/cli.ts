@@ -7,9 +7,11 @@ import { refreshMatview } from './catalog/catalog-repository.js'
 import { CatalogueNotEmptyError, DEMO_SEED, seedCatalogue } from './catalog/demo-catalogue.js'
 import type { Kind } from './catalog/kind.js'
 import { kindByPath, kinds } from './catalog/kinds.js'
-import { ConfigError, loadConfig } from './config.js'
+import { ConfigError, loadConfig, redactSecrets } from './config.js'
+import { type DataDirLock, lockDataDir } from './db/data-dir-lock.js'
 import { type Database, openDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
+import { waitForDatabase } from './db/wait-for-database.js'
 import {
   describeLookAlikeKeyReport,
   LOOK_ALIKE_MIGRATION,
@@ -52,6 +54,7 @@ export interface CliIo {
 export async function runCli(argv: readonly string[], io: CliIo = process): Promise<number> {
   const [command, ...rest] = argv
   let db: Database | undefined
+  let lock: DataDirLock | undefined
   try {
     if (!command || command === 'help' || command === '--help' || command === '-h') {
       io.stdout.write(`${usage}\n`)
@@ -60,12 +63,21 @@ export async function runCli(argv: readonly string[], io: CliIo = process): Prom
     const run = commands[command]
     if (!run) throw new UsageError(`unknown command '${command}'`)
     const config = loadConfig(io.env)
+    // The embedded database has one owner: a running service (or another command) on DATA_DIR refuses this one.
+    if (!config.databaseUrl) lock = lockDataDir(config.dataDir, `the CLI (${command})`)
     db = await openDatabase({
       url: config.databaseUrl,
       dataDir: config.dataDir,
       poolSize: 2,
       applicationName: 'optics-catalog-cli',
     })
+    if (config.databaseUrl) {
+      await waitForDatabase(db, {
+        url: config.databaseUrl,
+        timeoutSeconds: config.databaseStartTimeoutSeconds,
+        onRetry: (message) => io.stderr.write(`optics-catalog: ${message}\n`),
+      })
+    }
     const applied = await migrateToLatest(db.primary)
     if (applied.includes(LOOK_ALIKE_MIGRATION)) {
       for (const line of describeLookAlikeKeyReport(await readLookAlikeKeyReport(db.primary))) {
@@ -83,10 +95,11 @@ export async function runCli(argv: readonly string[], io: CliIo = process): Prom
       return 2
     }
     const message = (error as Error).message ?? String(error)
-    io.stderr.write(`optics-catalog: ${command} failed: ${message.split('\n')[0]}\n`)
+    io.stderr.write(`optics-catalog: ${command} failed: ${redactSecrets(message.split('\n')[0] ?? '', io.env)}\n`)
     return 1
   } finally {
     await db?.close().catch(() => {})
+    lock?.release()
   }
 }
 

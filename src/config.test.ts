@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { describe, test } from 'node:test'
 import { promisify } from 'node:util'
-import { ConfigError, loadConfig } from './config.js'
+import { ConfigError, loadConfig, redactSecrets } from './config.js'
 
 /* The configuration as read at start: security-relevant combinations are refused with one line naming the variable. */
 
@@ -144,5 +144,43 @@ describe('the server process', () => {
       /^optics-catalog: configuration error: AUTH_MODE: 'none' is allowed only on a loopback HOST/,
     )
     assert.equal(failed.stderr.trim().split('\n').length, 1)
+  })
+})
+
+describe('configuration errors never print a secret', () => {
+  test('URLs, secrets and keys are named with their value not shown', () => {
+    const cases: [Record<string, string>, RegExp, string][] = [
+      [{ DATABASE_URL: 'postgress://app:S3cretPassw0rd@db/x' }, /^DATABASE_URL: must be a postgres:\/\/ URL/, 'S3cret'],
+      [{ DATABASE_READ_URL: 'mysql://app:S3cretPassw0rd@db/x' }, /^DATABASE_READ_URL: /, 'S3cret'],
+      [{ AUTH_MODE: 'jwt', AUTH_JWT_SECRET: 'my-real-production-secret-31chr' }, /^AUTH_JWT_SECRET: /, 'production'],
+      [{ AUTH_MODE: 'jwt', AUTH_JWKS_URL: 'ftp://u:S3cretPassw0rd@id/certs' }, /^AUTH_JWKS_URL: /, 'S3cret'],
+    ]
+    for (const [env, named, secret] of cases) {
+      const message = refusal(env)
+      assert.match(message, named)
+      assert.match(message, /\(value not shown\)$/)
+      assert.ok(!message.includes(secret), message)
+    }
+  })
+
+  test('other values are still quoted, unless they hold a password', () => {
+    assert.match(refusal({ LOG_LEVEL: 'loud' }), /^LOG_LEVEL: must be one of .* \(got 'loud'\)$/)
+    assert.match(refusal({ AUTH_MAX_TOKEN_AGE: 'https://u:pw@x' }), /^AUTH_MAX_TOKEN_AGE: .*\(value not shown\)$/)
+  })
+
+  test('DATABASE_START_TIMEOUT_SECONDS: 30 by default, 0 allowed', () => {
+    assert.equal(loadConfig({}).databaseStartTimeoutSeconds, 30)
+    assert.equal(loadConfig({ DATABASE_START_TIMEOUT_SECONDS: '0' }).databaseStartTimeoutSeconds, 0)
+    assert.match(refusal({ DATABASE_START_TIMEOUT_SECONDS: '-1' }), /^DATABASE_START_TIMEOUT_SECONDS: /)
+  })
+
+  test('redactSecrets hides URL passwords and the values of secret variables', () => {
+    const env = { DATABASE_URL: 'postgres://app:S3cretPassw0rd@db/x', AUTH_JWT_SECRET: 'a'.repeat(40), HOST: 'db' }
+    assert.equal(
+      redactSecrets('connect to postgres://app:S3cretPassw0rd@db/x failed', env),
+      'connect to postgres://app:***@db/x failed',
+    )
+    assert.equal(redactSecrets(`bad ${'a'.repeat(40)}`, env), 'bad <AUTH_JWT_SECRET>')
+    assert.equal(redactSecrets('host db', env), 'host db')
   })
 })

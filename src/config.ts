@@ -9,16 +9,17 @@ import Type, { type Static } from 'typebox'
 const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
-  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
-  DATABASE_READ_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', description: 'a postgres:// URL' })),
+  DATABASE_READ_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', description: 'a postgres:// URL' })),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
   DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 0, maximum: 86_400_000, default: 60_000 }),
+  DATABASE_START_TIMEOUT_SECONDS: Type.Integer({ minimum: 0, maximum: 86_400, default: 30 }),
   DATA_DIR: Type.String({ minLength: 1, default: './data' }),
   DEMO_DATA: Type.Union([Type.Literal('auto'), Type.Literal('true'), Type.Literal('false')], { default: 'auto' }),
   DEMO_SCALE: Type.Integer({ minimum: 0, maximum: 10_000_000, default: 3000 }),
   AUTH_MODE: Type.Union([Type.Literal('none'), Type.Literal('jwt')], { default: 'none' }),
   AUTH_JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
-  AUTH_JWKS_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  AUTH_JWKS_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'an http:// or https:// URL' })),
   AUTH_ISSUER: Type.Optional(Type.String({ minLength: 1 })),
   AUTH_AUDIENCE: Type.Optional(Type.String({ minLength: 1 })),
   AUTH_MAX_TOKEN_AGE: Type.String({
@@ -61,6 +62,11 @@ export interface Config {
   readonly databasePoolSize: number
   /** Server mode: PostgreSQL's statement_timeout (and idle-in-transaction timeout) of the service; 0 = none. */
   readonly databaseStatementTimeoutMs: number
+  /**
+   * Server mode: how long the start (service and CLI) keeps retrying a database server it cannot reach, with
+   * backoff, before it gives up; 0 = one attempt.
+   */
+  readonly databaseStartTimeoutSeconds: number
   readonly dataDir: string
   readonly demoData: 'auto' | 'true' | 'false'
   readonly demoScale: number
@@ -145,7 +151,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError('AUTH_JWKS_URL: set either AUTH_JWT_SECRET (HS256) or AUTH_JWKS_URL (OIDC), not both')
   }
   if (parsed.AUTH_JWKS_URL && !URL.canParse(parsed.AUTH_JWKS_URL)) {
-    throw new ConfigError(`AUTH_JWKS_URL: not a URL (got '${parsed.AUTH_JWKS_URL}')`)
+    throw new ConfigError(`AUTH_JWKS_URL: not a URL${shown('AUTH_JWKS_URL', parsed.AUTH_JWKS_URL)}`)
   }
   for (const variable of ['AUTH_PRICES_READ', 'ACTUATOR_AUTH'] as const) {
     if (parsed.AUTH_MODE === 'none' && (parsed[variable] === 'on' || parsed[variable] === 'true')) {
@@ -161,6 +167,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseReadUrl: parsed.DATABASE_READ_URL,
     databasePoolSize: parsed.DATABASE_POOL_SIZE,
     databaseStatementTimeoutMs: parsed.DATABASE_STATEMENT_TIMEOUT_MS,
+    databaseStartTimeoutSeconds: parsed.DATABASE_START_TIMEOUT_SECONDS,
     dataDir: parsed.DATA_DIR,
     demoData: parsed.DEMO_DATA,
     demoScale: parsed.DEMO_SCALE,
@@ -209,16 +216,54 @@ function durationSeconds(value: string): number {
 function describeEnvError(error: unknown, data: Record<string, string>): string {
   const first = (error as { errors?: { instancePath: string; message?: string; params?: Record<string, unknown> }[] })
     .errors?.[0]
-  if (!first) return String((error as Error).message ?? error)
+  if (!first) return redactSecrets(String((error as Error).message ?? error), data)
   const variable = first.instancePath.replace(/^\//, '') || String(first.params?.missingProperty ?? 'environment')
   const schema = (
     EnvSchema.properties as Record<string, { anyOf?: { const: string }[]; pattern?: string; description?: string }>
   )[variable]
   const allowed = schema?.anyOf?.map((option) => option.const).join(', ')
-  const got = data[variable] === undefined ? '' : ` (got '${data[variable]}')`
+  const got = shown(variable, data[variable])
   if (allowed) return `${variable}: must be one of ${allowed}${got}`
   if (schema?.description) return `${variable}: must be ${schema.description}${got}`
   return `${variable}: ${first.message ?? 'is invalid'}${got}`
+}
+
+/**
+ * Variables whose values are never printed: connection strings, secrets, keys, passwords and tokens (a log
+ * aggregator keeps every line of stderr).
+ */
+const SECRET_VARIABLE = /(_URL|_KEY|TOKEN|CREDENTIALS?)$|PASSWORD|PASSWD|SECRET/i
+
+/** Does the variable hold a value that must never be printed? */
+export function isSecretVariable(variable: string): boolean {
+  return SECRET_VARIABLE.test(variable)
+}
+
+/** A value's look when it is quoted in an error: ` (got '…')`, or ` (value not shown)` for a secret one. */
+function shown(variable: string, value: string | undefined): string {
+  if (value === undefined) return ''
+  if (isSecretVariable(variable) || looksSecret(value)) return ' (value not shown)'
+  return ` (got '${value}')`
+}
+
+/** A value that holds a password whatever its variable's name: a URL with credentials, `password=…`. */
+function looksSecret(value: string): boolean {
+  return /:\/\/[^/@\s]*:[^/@\s]*@/.test(value) || /(password|passwd|pwd|secret|token)\s*[=:]/i.test(value)
+}
+
+/**
+ * Removes secrets from a message bound for a log: the passwords of URLs (`postgres://app:***@db/x`) and the values
+ * of the environment's secret variables wherever they appear.
+ */
+export function redactSecrets(message: string, env: Record<string, string | undefined> = process.env): string {
+  let text = message.replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^/:@\s]*:)[^@\s]*@/gi, '$1***@')
+  for (const [variable, value] of Object.entries(env)) {
+    if (!value || value.length < 4 || !isSecretVariable(variable)) continue
+    text = text.split(value).join(`<${variable}>`)
+    const trimmed = value.trim()
+    if (trimmed !== value && trimmed.length >= 4) text = text.split(trimmed).join(`<${variable}>`)
+  }
+  return text
 }
 
 /** `TRUST_PROXY`: empty or `false`, `true`, or comma-separated addresses and CIDR ranges of the proxies. */

@@ -1,9 +1,12 @@
+import { createServer } from 'node:net'
 import { setFlagsFromString } from 'node:v8'
 import { buildApp } from './app.js'
 import { ensureDemoCatalogue } from './catalog/demo-catalogue.js'
-import { type Config, ConfigError, loadConfig } from './config.js'
+import { type Config, ConfigError, loadConfig, redactSecrets } from './config.js'
+import { lockDataDir } from './db/data-dir-lock.js'
 import { openDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
+import { waitForDatabase } from './db/wait-for-database.js'
 import {
   describeLookAlikeKeyReport,
   LOOK_ALIKE_MIGRATION,
@@ -59,6 +62,11 @@ async function main(): Promise<void> {
     throw error
   }
 
+  // A port in use is found before the database opens (and migrates), not after.
+  await checkPort(config.port, config.host)
+  // One process per embedded data directory: a second service or a CLI command on it is refused (removed on exit).
+  if (!config.databaseUrl) lockDataDir(config.dataDir, 'the optics-catalog service')
+
   const db = await openDatabase({
     url: config.databaseUrl,
     readUrl: config.databaseReadUrl,
@@ -66,6 +74,18 @@ async function main(): Promise<void> {
     poolSize: config.databasePoolSize,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
   })
+  if (config.databaseUrl) {
+    try {
+      await waitForDatabase(db, {
+        url: config.databaseUrl,
+        timeoutSeconds: config.databaseStartTimeoutSeconds,
+        onRetry: (message) => process.stderr.write(`optics-catalog: ${message}\n`),
+      })
+    } catch (error) {
+      await db.close().catch(() => {})
+      throw error
+    }
+  }
   const applied = await migrateToLatest(db.primary)
   const app = await buildApp({ config, db })
   if (applied.includes(LOOK_ALIKE_MIGRATION)) {
@@ -114,7 +134,35 @@ async function main(): Promise<void> {
   app.searchIndex.start()
 }
 
+/**
+ * Can the service listen on HOST:PORT? Tried by binding it for a moment, so a port in use stops the start at once,
+ * naming `PORT`, before the database is opened and migrated. Port 0 (any free port) always can.
+ */
+async function checkPort(port: number, host: string): Promise<void> {
+  if (port === 0) return
+  await new Promise<void>((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', (error: NodeJS.ErrnoException) => {
+      const where = `${host}:${port}`
+      if (error.code === 'EADDRINUSE') {
+        reject(new StartError(`PORT: ${where} is already in use by another process; stop it or choose another PORT`))
+      } else if (error.code === 'EACCES') {
+        reject(new StartError(`PORT: not allowed to listen on ${where} (EACCES); ports below 1024 need privileges`))
+      } else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') {
+        reject(new StartError(`HOST: ${host} is not an address of this machine (${error.code})`))
+      } else {
+        reject(new StartError(`PORT: cannot listen on ${where} (${error.code ?? error.message})`))
+      }
+    })
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()))
+  })
+}
+
+/** A start-up failure whose message is the whole story (one line naming the variable). */
+class StartError extends Error {}
+
 main().catch((error: unknown) => {
-  process.stderr.write(`optics-catalog: failed to start: ${(error as Error).message ?? error}\n`)
+  const message = String((error as Error).message ?? error).split('\n')[0] ?? ''
+  process.stderr.write(`optics-catalog: failed to start: ${redactSecrets(message)}\n`)
   process.exit(1)
 })

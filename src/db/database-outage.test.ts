@@ -24,14 +24,16 @@ class TcpProxy {
   #server: net.Server | undefined
   readonly #sockets = new Set<net.Socket>()
 
-  constructor(readonly target: { readonly host: string; readonly port: number }) {}
+  /** The server's TCP address, or its unix socket's path (`TEST_DATABASE_URL` may name either). */
+  constructor(readonly target: { readonly host: string; readonly port: number } | { readonly path: string }) {}
 
   /** Listens (on the same port after the first time): forwarding, or accepting and never answering. */
   async start(mode: 'forward' | 'black hole'): Promise<void> {
     const server = net.createServer((client) => {
       this.#track(client)
       if (mode === 'black hole') return
-      const upstream = net.connect(this.target.port, this.target.host)
+      const upstream =
+        'path' in this.target ? net.connect(this.target.path) : net.connect(this.target.port, this.target.host)
       this.#track(upstream)
       client.pipe(upstream).pipe(client)
       const drop = () => {
@@ -63,6 +65,17 @@ class TcpProxy {
     socket.on('error', () => {})
     socket.on('close', () => this.#sockets.delete(socket))
   }
+}
+
+/**
+ * Where `TEST_DATABASE_URL` points, read as libpq does: `?host=`/`?port=` win over the URL's own; a host that is a
+ * path (`postgres://root@%2Fvar%2Frun%2Fpostgresql/test`) is the directory of the server's unix socket.
+ */
+function serverAddress(url: string): { host: string; port: number } | { path: string } {
+  const parsed = new URL(url)
+  const host = parsed.searchParams.get('host') || decodeURIComponent(parsed.hostname) || '127.0.0.1'
+  const port = Number(parsed.searchParams.get('port') || parsed.port || 5432)
+  return host.startsWith('/') ? { path: `${host}/.s.PGSQL.${port}` } : { host, port }
 }
 
 async function timed<T>(run: () => Promise<T>): Promise<{ value: T; ms: number }> {
@@ -107,12 +120,14 @@ describe('database outage [postgres]', { skip: serverUrl ? false : 'TEST_DATABAS
       { manufacturer: 'Safilo', brand: 'Carrera', model: 'C1', price: 100, purchase: 50 },
     ])
 
-    const target = new URL(serverUrl!)
-    proxy = new TcpProxy({ host: target.hostname || '127.0.0.1', port: Number(target.port || 5432) })
+    proxy = new TcpProxy(serverAddress(serverUrl!))
     await proxy.start('forward')
     const viaProxy = new URL(serverUrl!)
     viaProxy.hostname = '127.0.0.1'
     viaProxy.port = String(proxy.port)
+    // A unix socket named in the query (`?host=/var/run/postgresql`) would win over the proxy's address.
+    viaProxy.searchParams.delete('host')
+    viaProxy.searchParams.delete('port')
     proxied = await openDatabase({
       url: viaProxy.toString(),
       schema,
