@@ -97,7 +97,9 @@ const file =
     ? writeReport(report, join(results, 'service-only'))
     : writeReport(report, results, join(here, 'REPORT.md'))
 if (values.floor === 'off') writeReportFile(results, join(here, 'REPORT.md'))
-process.stdout.write(`\n${values.floor === 'off' ? serviceOnlyTable(report) : reportTable(report)}\n\nresults: ${file}\n`)
+process.stdout.write(
+  `\n${values.floor === 'off' ? serviceOnlyTable(report) : reportTable(report)}\n\nresults: ${file}\n`,
+)
 
 const failed = report.scenarios.filter((scenario) => scenario.service.errors > 0 || scenario.floor.errors > 0)
 if (failed.length > 0) {
