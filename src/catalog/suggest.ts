@@ -4,6 +4,7 @@ import { dataVersionSql, readDataVersion, searchReads } from './catalog-state.js
 import { normaliseKeyText } from './demo-generator.js'
 import { facetFields } from './facets.js'
 import type { Kind } from './kind.js'
+import { type PackedPostings, packPostings } from './packed-postings.js'
 import type { ResultCache } from './result-cache.js'
 import type { SearchIndex } from './search-index/search-index.js'
 import { fieldSql } from './search-query.js'
@@ -125,12 +126,8 @@ function keepBest<T>(best: T[], item: T, limit: number, order: (a: T, b: T) => n
 /** Above this many values, similarity is computed only for values sharing a trigram with the query. */
 const INDEXED_VALUES = 2000
 
-/** For each trigram, the indexes of the values holding it, packed: `indexes[offsets[slot]] … indexes[offsets[slot + 1] - 1]`. */
-export interface TrigramPostings {
-  /** Trigram → its slot. */
-  readonly slots: Map<string, number>
-  readonly offsets: Uint32Array
-  readonly indexes: Uint32Array
+/** For each trigram, the indexes of the values holding it (packed), and how many distinct trigrams each value has. */
+export interface TrigramPostings extends PackedPostings<string> {
   /** Value index → how many distinct trigrams it has. */
   readonly sizes: Uint32Array
 }
@@ -144,40 +141,13 @@ export function trigramPostings(list: FieldValues): TrigramPostings {
   const texts = list.normalised
   let postings = postingsOf.get(texts)
   if (!postings) {
-    // Two passes (count, then place), so the postings are two typed arrays rather than an array per trigram.
-    const slots = new Map<string, number>()
+    const packed = packPostings<string>(0, texts.length, (index, visit) => {
+      for (const gram of trigrams(texts[index] as string)) visit(gram)
+    })
+    // A value is listed once under each of its distinct trigrams.
     const sizes = new Uint32Array(texts.length)
-    let counts = new Uint32Array(1024)
-    for (let index = 0; index < texts.length; index++) {
-      const own = trigrams(texts[index] as string)
-      sizes[index] = own.size
-      for (const gram of own) {
-        let slot = slots.get(gram)
-        if (slot === undefined) {
-          slot = slots.size
-          slots.set(gram, slot)
-          if (slot === counts.length) {
-            const grown = new Uint32Array(counts.length * 2)
-            grown.set(counts)
-            counts = grown
-          }
-        }
-        counts[slot] = (counts[slot] as number) + 1
-      }
-    }
-    const offsets = new Uint32Array(slots.size + 1)
-    for (let slot = 0; slot < slots.size; slot++)
-      offsets[slot + 1] = (offsets[slot] as number) + (counts[slot] as number)
-    const next = offsets.slice(0, slots.size)
-    const indexes = new Uint32Array(offsets[slots.size] as number)
-    for (let index = 0; index < texts.length; index++) {
-      for (const gram of trigrams(texts[index] as string)) {
-        const slot = slots.get(gram) as number
-        indexes[next[slot] as number] = index
-        next[slot] = (next[slot] as number) + 1
-      }
-    }
-    postings = { slots, offsets, indexes, sizes }
+    for (const index of packed.items) sizes[index] = (sizes[index] as number) + 1
+    postings = { ...packed, sizes }
     postingsOf.set(texts, postings)
   }
   return postings
@@ -202,12 +172,12 @@ function* similarValues(list: FieldValues, wanted: Set<string>): Generator<{ ind
   const postings = trigramPostings(list)
   const shared = new Uint32Array(texts.length)
   const touched: number[] = []
-  const { slots, offsets, indexes } = postings
+  const { slots, offsets, items } = postings
   for (const gram of wanted) {
     const slot = slots.get(gram)
     if (slot === undefined) continue
     for (let at = offsets[slot] as number; at < (offsets[slot + 1] as number); at++) {
-      const index = indexes[at] as number
+      const index = items[at] as number
       if (shared[index] === 0) touched.push(index)
       shared[index] = (shared[index] as number) + 1
     }

@@ -1,4 +1,5 @@
 import { compareDecimal, type DecimalValue } from '../../http/decimal.js'
+import { type PackedPostings, packPostings } from '../packed-postings.js'
 import { type Codes, type Column, NULL_CODE, type Table, textRanks } from './table.js'
 
 /*
@@ -27,12 +28,8 @@ export type Condition = ValueCondition | RowSetCondition
 /** Above this many distinct values, substring search over a column's values goes through its n-gram index. */
 const GRAM_INDEX_VALUES = 2000
 
-interface GramIndex {
-  /** N-gram (as a number, see {@link gramKey}) → its slot: codes `codes[offsets[slot]] … codes[offsets[slot + 1] - 1]`. */
-  readonly slots: Map<number, number>
-  readonly offsets: Uint32Array
-  readonly codes: Uint32Array
-}
+/** N-gram (as a number, see {@link gramKey}) → the codes whose normalised text holds it. */
+type GramIndex = PackedPostings<number>
 
 /** The n-gram of `text` at `at` as one number: its n UTF-16 units (n ≤ 3) in base 65536. */
 function gramKey(text: string, at: number, n: number): number {
@@ -45,49 +42,10 @@ function gramKey(text: string, at: number, n: number): number {
 function gramIndex(column: Column, n: number): GramIndex {
   return column.memo(`grams${n}`, () => {
     const { norms } = column
-    const slots = new Map<number, number>()
-    let counts = new Uint32Array(1024)
-    let lastCode = new Uint32Array(1024)
-    for (let code = 1; code < norms.length; code++) {
+    return packPostings<number>(1, norms.length, (code, visit) => {
       const text = norms[code] as string
-      for (let at = 0; at + n <= text.length; at++) {
-        const key = gramKey(text, at, n)
-        let slot = slots.get(key)
-        if (slot === undefined) {
-          slot = slots.size
-          slots.set(key, slot)
-          if (slot === counts.length) {
-            const [grownCounts, grownLast] = [new Uint32Array(slot * 2), new Uint32Array(slot * 2)]
-            grownCounts.set(counts)
-            grownLast.set(lastCode)
-            counts = grownCounts
-            lastCode = grownLast
-          }
-        }
-        // Each code once per n-gram, however often the n-gram recurs in its text.
-        if (lastCode[slot] === code) continue
-        lastCode[slot] = code
-        counts[slot] = (counts[slot] as number) + 1
-      }
-    }
-    const offsets = new Uint32Array(slots.size + 1)
-    for (let slot = 0; slot < slots.size; slot++)
-      offsets[slot + 1] = (offsets[slot] as number) + (counts[slot] as number)
-    const next = offsets.slice(0, slots.size)
-    const codes = new Uint32Array(offsets[slots.size] as number)
-    lastCode.fill(0)
-    for (let code = 1; code < norms.length; code++) {
-      const text = norms[code] as string
-      for (let at = 0; at + n <= text.length; at++) {
-        const slot = slots.get(gramKey(text, at, n)) as number
-        if (lastCode[slot] === code) continue
-        lastCode[slot] = code
-        const position = next[slot] as number
-        next[slot] = position + 1
-        codes[position] = code
-      }
-    }
-    return { slots, offsets, codes }
+      for (let at = 0; at + n <= text.length; at++) visit(gramKey(text, at, n))
+    })
   })
 }
 
@@ -123,7 +81,7 @@ export function substringCandidates(
     if (size(slot) < size(rarest)) [rarest, second] = [slot, rarest]
     else if (size(slot) < size(second)) second = slot
   }
-  const list = (slot: number) => index.codes.subarray(index.offsets[slot] as number, index.offsets[slot + 1] as number)
+  const list = (slot: number) => index.items.subarray(index.offsets[slot] as number, index.offsets[slot + 1] as number)
   if (second < 0) return { codes: list(rarest), exact: needle.length === n }
   return { codes: intersectAscending(list(rarest), list(second)), exact: false }
 }
