@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { type ChildProcess, spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import net from 'node:net'
@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { sql } from 'kysely'
-import { eachDatabase } from '../test/harness.js'
+import { eachDatabase, spawnServer } from '../test/harness.js'
 
 /*
  * The server as it is deployed: a child process started the way `npm start` does, stopped with SIGTERM while a
@@ -16,8 +16,6 @@ import { eachDatabase } from '../test/harness.js'
  * directory of its own (the suite's is open in this process); on the server it works in the suite's schema.
  */
 
-const projectRoot = new URL('..', import.meta.url).pathname
-const serverPath = new URL('./server.ts', import.meta.url).pathname
 const WAIT_MS = 120_000
 
 type LogLine = Record<string, unknown> & { msg?: string; reqId?: string }
@@ -115,19 +113,7 @@ eachDatabase('server: graceful shutdown', (ctx) => {
   })
 
   test('SIGTERM lets the request in flight finish, stops accepting, then closes the database and exits 0', async () => {
-    child = spawn(process.execPath, ['--import', 'tsx', serverPath], {
-      cwd: projectRoot,
-      env: {
-        PATH: process.env.PATH ?? '',
-        PORT: '0',
-        HOST: '127.0.0.1',
-        DEMO_DATA: 'false',
-        MATVIEW_REFRESH: 'off',
-        LOG_LEVEL: 'info',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    child = spawnServer(env)
     const log = new ServerLog(child)
     const listening = await log.waitFor((line) => /^Server listening at /.test(line.msg ?? ''), 'listening')
     const port = Number(/:(\d+)$/.exec(listening.msg ?? '')?.[1])
@@ -217,20 +203,7 @@ eachDatabase('server: graceful shutdown', (ctx) => {
     const twoHoursAgo = new Date(Date.now() - 2 * 3600_000)
     utimesSync(join(spools, 'optics-upload-OldOne'), twoHoursAgo, twoHoursAgo)
     spool('optics-upload-NewOne')
-    const server = spawn(process.execPath, ['--import', 'tsx', serverPath], {
-      cwd: projectRoot,
-      env: {
-        PATH: process.env.PATH ?? '',
-        TMPDIR: spools,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        DEMO_DATA: 'false',
-        MATVIEW_REFRESH: 'off',
-        LOG_LEVEL: 'info',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    const server = spawnServer({ TMPDIR: spools, ...env })
     child = server
     const log = new ServerLog(server)
     await log.waitFor((line) => /^Server listening at /.test(line.msg ?? ''), 'listening')

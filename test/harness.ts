@@ -1,7 +1,9 @@
+import { type ChildProcessByStdio, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { cpSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { Readable } from 'node:stream'
 import { after, before, describe } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import pg from 'pg'
@@ -154,4 +156,26 @@ export async function buildTestApp(db: Database, env: Record<string, string> = {
   const app = await buildApp({ config: testConfig(env), db, logger: false })
   await app.ready()
   return app
+}
+
+const projectRoot = new URL('..', import.meta.url).pathname
+
+/**
+ * The service in a process of its own (`src/server.ts` through tsx), as an operator starts it: on a free port of
+ * 127.0.0.1, without the demo catalogue or the background refresh, logging at info; `env` adds or overrides.
+ */
+export function spawnServer(env: Record<string, string>): ChildProcessByStdio<null, Readable, Readable> {
+  return spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'src', 'server.ts')], {
+    cwd: projectRoot,
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DEMO_DATA: 'false',
+      MATVIEW_REFRESH: 'off',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
 }

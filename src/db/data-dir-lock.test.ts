@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { promisify } from 'node:util'
 import { sql } from 'kysely'
-import { eachDatabase } from '../../test/harness.js'
+import { eachDatabase, spawnServer } from '../../test/harness.js'
 import { LOCK_FILE, processStartTime } from './data-dir-lock.js'
 
 /*
@@ -119,19 +119,7 @@ eachDatabase('one owner per data directory', (ctx) => {
   }
 
   test('while the service runs, a second service and a CLI import are refused in one line naming it', async () => {
-    const server = spawn(process.execPath, ['--import', 'tsx', serverPath], {
-      cwd: projectRoot,
-      env: {
-        PATH: process.env.PATH ?? '',
-        PORT: '0',
-        HOST: '127.0.0.1',
-        DEMO_DATA: 'false',
-        MATVIEW_REFRESH: 'off',
-        LOG_LEVEL: 'info',
-        DATA_DIR: dataDir,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    const server = spawnServer({ DATA_DIR: dataDir })
     children.push(server)
     await waitForOutput(server, /Server listening at /)
     const lock = JSON.parse(readFileSync(join(dataDir, LOCK_FILE), 'utf8'))
