@@ -11,6 +11,7 @@ const EnvSchema = Type.Object({
   HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', description: 'a postgres:// URL' })),
   DATABASE_READ_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', description: 'a postgres:// URL' })),
+  DATABASE_READ_MAX_WAIT_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 200 }),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
   DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 0, maximum: 86_400_000, default: 60_000 }),
   DATABASE_START_TIMEOUT_SECONDS: Type.Integer({ minimum: 0, maximum: 86_400, default: 30 }),
@@ -59,6 +60,8 @@ export interface Config {
   readonly host: string
   readonly databaseUrl: string | undefined
   readonly databaseReadUrl: string | undefined
+  /** How long a read waits for the read replica to replay the writes before it, before the primary answers. */
+  readonly databaseReadMaxWaitMs: number
   readonly databasePoolSize: number
   /** Server mode: PostgreSQL's statement_timeout (and idle-in-transaction timeout) of the service; 0 = none. */
   readonly databaseStatementTimeoutMs: number
@@ -165,6 +168,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: parsed.HOST,
     databaseUrl: parsed.DATABASE_URL,
     databaseReadUrl: parsed.DATABASE_READ_URL,
+    databaseReadMaxWaitMs: parsed.DATABASE_READ_MAX_WAIT_MS,
     databasePoolSize: parsed.DATABASE_POOL_SIZE,
     databaseStatementTimeoutMs: parsed.DATABASE_STATEMENT_TIMEOUT_MS,
     databaseStartTimeoutSeconds: parsed.DATABASE_START_TIMEOUT_SECONDS,

@@ -70,6 +70,7 @@ async function main(): Promise<void> {
   const db = await openDatabase({
     url: config.databaseUrl,
     readUrl: config.databaseReadUrl,
+    readMaxWaitMs: config.databaseReadMaxWaitMs,
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
     statementTimeoutMs: config.databaseStatementTimeoutMs,

@@ -6,7 +6,8 @@ import { type CompiledQuery, Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams'
 import { type PGliteClient, PGlitePool } from './pglite-pool.js'
-import { guardedConnect } from './request-work.js'
+import { ReadRouting, type ReadRoutingStats } from './read-routing.js'
+import { guardedConnect, WorkAbandonedError } from './request-work.js'
 import type { DB } from './tables.js'
 
 export type Db = Kysely<DB>
@@ -14,8 +15,13 @@ export type Db = Kysely<DB>
 export interface DatabaseOptions {
   /** `postgres://…`: use that server through `pg`. Unset: the embedded PGlite database. */
   readonly url?: string | undefined
-  /** Optional read replica (server mode only); searches and listings read there. */
+  /**
+   * Optional read replica (server mode only), a streaming standby of `url`: searches and listings read there
+   * when it has replayed every write committed before them (read-routing.ts).
+   */
   readonly readUrl?: string | undefined
+  /** How long a read waits for the replica to replay the writes before it, before the primary answers. */
+  readonly readMaxWaitMs?: number | undefined
   /** Embedded database directory; unset keeps the embedded database in memory. */
   readonly dataDir?: string | undefined
   /** Server mode: the schema to work in (tests isolate themselves this way). `public` stays on the path. */
@@ -64,8 +70,18 @@ export interface Database {
   readonly driver: 'pglite' | 'postgres'
   /** Reads and writes: the primary. */
   readonly primary: Db
-  /** Searches and listings: the read replica when configured, else the same as {@link primary}. */
+  /**
+   * Searches and listings: the read replica when configured, else the same as {@link primary}. With a replica,
+   * each connection taken goes to the replica when it has replayed every write committed before, else to the
+   * primary (read-routing.ts): what it reads is never older than what was committed before it was asked for.
+   */
   readonly read: Db
+  /** The read replica's routing (readiness, metrics); undefined without a replica. */
+  readonly readRouting?: {
+    readonly stats: ReadRoutingStats
+    /** Asks the replica where it stands; false (and reads go to the primary) when it does not answer. */
+    checkReplica(): Promise<boolean>
+  }
   /**
    * Runs `fn` in one transaction on one connection, with COPY available; commits, or rolls back on a throw.
    * `read`: on the read replica's connections when one is configured (a read-only snapshot for loading data).
@@ -235,9 +251,31 @@ async function openServer(options: DatabaseOptions, url: string): Promise<Databa
   let read = db
   let readPool: pg.Pool | undefined
   let guardedReadPool = primaryPool
+  let routing: ReadRouting | undefined
   if (options.readUrl) {
-    readPool = newPool(options.readUrl, options)
-    guardedReadPool = guardedPool(readPool, options.readUrl, cancellers)
+    const replica = newPool(options.readUrl, options)
+    const replicaPool = guardedPool(replica, options.readUrl, cancellers)
+    const readRouting = new ReadRouting(url, options.readUrl, {
+      maxWaitMs: options.readMaxWaitMs ?? 200,
+      connectTimeoutMs: options.connectTimeoutMs ?? 3000,
+    })
+    // An idle connection lost: the replica went away (a lent one fails its query, and the next connect fails).
+    replica.on('error', () => readRouting.replicaFailed())
+    guardedReadPool = {
+      async connect() {
+        if ((await readRouting.target()) === 'primary') return primaryPool.connect()
+        try {
+          return await replicaPool.connect()
+        } catch (error) {
+          if (error instanceof WorkAbandonedError) throw error
+          readRouting.replicaFailed()
+          return primaryPool.connect()
+        }
+      },
+      end: () => replicaPool.end(),
+    }
+    readPool = replica
+    routing = readRouting
     read = new Kysely<DB>({ dialect: new PostgresDialect({ pool: guardedReadPool }) })
   }
 
@@ -245,6 +283,7 @@ async function openServer(options: DatabaseOptions, url: string): Promise<Databa
     driver: 'postgres',
     primary: db,
     read,
+    ...(routing ? { readRouting: routing } : {}),
     async rawTransaction(fn, transactionOptions) {
       const client = await (transactionOptions?.read ? guardedReadPool : primaryPool).connect()
       let broken = false
@@ -292,6 +331,7 @@ async function openServer(options: DatabaseOptions, url: string): Promise<Databa
     async close() {
       await db.destroy()
       if (read !== db) await read.destroy()
+      await routing?.close()
       await Promise.all(cancellers.map((canceller) => canceller.end()))
     },
   }

@@ -20,6 +20,22 @@ const tags = ['operations']
 const HealthSchema = Type.Object({ status: Type.Union([Type.Literal('UP'), Type.Literal('DOWN')]) })
 type Health = Static<typeof HealthSchema>
 
+const StatusSchema = Type.Union([Type.Literal('UP'), Type.Literal('DOWN')])
+const ReadinessSchema = Type.Object({
+  status: StatusSchema,
+  components: Type.Optional(
+    Type.Object(
+      {
+        primary: Type.Object({ status: StatusSchema }),
+        readReplica: Type.Object({ status: StatusSchema }),
+      },
+      { description: 'With a read replica: each server, as Spring Boot shows components' },
+    ),
+  ),
+})
+type Readiness = Static<typeof ReadinessSchema>
+const status = (up: boolean) => (up ? 'UP' : 'DOWN')
+
 const InfoSchema = Type.Object({
   app: Type.Object({ name: Type.String(), version: Type.String(), description: Type.String() }),
   node: Type.Object({ version: Type.String() }),
@@ -89,13 +105,28 @@ export async function operationsRoutes(app: FastifyInstance, options: Operations
         description:
           'DOWN (503) while the database does not answer, and while the search index loads at start (requests ' +
           'sent meanwhile are answered from SQL); once shutting down the service stops accepting connections and ' +
-          'answers 503 on open ones.',
-        response: { 200: HealthSchema, 503: HealthSchema },
+          'answers 503 on open ones. With a read replica, `components` shows the primary and the replica, and the ' +
+          'instance stays UP while either answers (reads go to the other; writes need the primary).',
+        response: { 200: ReadinessSchema, 503: ReadinessSchema },
       },
     },
-    async (_request, reply): Promise<Health> => {
-      if (!app.searchIndex.warming && (await databaseAnswers())) return { status: 'UP' }
-      return reply.code(503).send({ status: 'DOWN' })
+    async (_request, reply): Promise<Readiness> => {
+      const routing = app.db.readRouting
+      const [primary, replica] = await Promise.all([
+        databaseAnswers(),
+        routing
+          ? withTimeout(routing.checkReplica(), DATABASE_CHECK_TIMEOUT_MS, 'replica check').catch(() => false)
+          : undefined,
+      ])
+      const up = !app.searchIndex.warming && (primary || replica === true)
+      const body: Readiness =
+        replica === undefined
+          ? { status: status(up) }
+          : {
+              status: status(up),
+              components: { primary: { status: status(primary) }, readReplica: { status: status(replica) } },
+            }
+      return up ? body : reply.code(503).send(body)
     },
   )
 

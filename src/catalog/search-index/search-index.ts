@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { CompiledQuery } from 'kysely'
 import type { Database, RawClient } from '../../db/database.js'
 import { outsideRequest } from '../../db/request-work.js'
+import { SharedRead } from '../../db/shared-read.js'
 import type { GlassPriceListItem } from '../../glass-prices/glass-price-schemas.js'
 import type { Page } from '../../http/page.js'
 import type { Facets } from '../facets.js'
@@ -67,39 +68,6 @@ interface KindState {
   startReading?: () => void
 }
 
-/** Reads every kind's versions; concurrent callers share one statement that started after they asked. */
-class VersionReader {
-  readonly #read: () => Promise<Map<string, KindVersions>>
-  #running: Promise<Map<string, KindVersions>> | undefined
-  #next: Promise<Map<string, KindVersions>> | undefined
-
-  constructor(read: () => Promise<Map<string, KindVersions>>) {
-    this.#read = read
-  }
-
-  current(): Promise<Map<string, KindVersions>> {
-    if (!this.#running) return this.#start()
-    // A statement is running, but it may have started before this request: wait for the next one.
-    this.#next ??= this.#running.then(
-      () => this.#start(),
-      () => this.#start(),
-    )
-    return this.#next
-  }
-
-  #start(): Promise<Map<string, KindVersions>> {
-    this.#next = undefined
-    // Shared by the requests that wait for it: not one request's work (db/request-work.ts).
-    const running = outsideRequest(() => this.#read())
-    this.#running = running
-    const clear = () => {
-      if (this.#running === running) this.#running = undefined
-    }
-    running.then(clear, clear)
-    return running
-  }
-}
-
 /** Strings whose order the probe compares between the database and the index. */
 const collationProbe = [
   'a',
@@ -131,7 +99,7 @@ export class SearchIndex implements SearchIndexService {
   readonly #log: FastifyBaseLogger
   readonly #kinds: readonly Kind[]
   readonly #states = new Map<string, KindState>()
-  readonly #versions: VersionReader
+  readonly #versions: SharedRead<Map<string, KindVersions>>
   readonly #timezone: string
   #usable: Promise<boolean> | undefined
   #loadedOnce = false
@@ -149,7 +117,7 @@ export class SearchIndex implements SearchIndexService {
     this.#log = log
     this.#kinds = options.kinds ?? allKinds
     for (const kind of this.#kinds) this.#states.set(kind.path, {})
-    this.#versions = new VersionReader(() => this.#readVersions())
+    this.#versions = new SharedRead(() => this.#readVersions())
   }
 
   get loaded(): boolean {
@@ -351,6 +319,13 @@ export class SearchIndex implements SearchIndexService {
           const versions = await readVersions(client)
           const wanted = versions.get(kind.path)
           if (!wanted || this.#closed) return
+          // A snapshot older than what is held (a standby read as it stands while the primary is away): keep it.
+          if (
+            (state.matview && state.matview.matviewVersion > wanted.matviewVersion) ||
+            (state.prices && state.prices.dataGeneration > wanted.dataGeneration)
+          ) {
+            return
+          }
           const started = performance.now()
           const log = wanted.changesFrom
           let how: 'none' | 'changes' | 'read' = 'none'
