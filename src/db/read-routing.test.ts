@@ -7,10 +7,11 @@ import { type ReplicatedPair, standbyUnavailable, startReplicatedPair } from '..
 import { type Database, openDatabase } from './database.js'
 
 /*
- * Two instances on a real primary and its streaming standby: A reads and writes the primary; B writes the primary
- * and reads from the standby (DATABASE_READ_URL), once answering from its search index and once from SQL alone.
- * After every write A answered, B's next search and listing show it, whether the standby replays, is paused
- * (a lagging standby), is down, or the primary is down. Only the server: the embedded database has no standby.
+ * Instances on a real primary and its streaming standby, all writing to the primary and reading from the standby
+ * (DATABASE_READ_URL): A, which makes the writes, and B, once answering from its search index and once from SQL
+ * alone. After every write A answered, the next search and listing of A and B show it, whether the standby
+ * replays, is paused (a lagging standby), is down, or the primary is down; an instance reading the primary alone
+ * tells what is true. Only the server: the embedded database has no standby.
  */
 
 const model = 'RB3025 AVIATOR'
@@ -28,6 +29,8 @@ describe('reads from a streaming standby', { skip: standbyUnavailable }, () => {
   let pair: ReplicatedPair
   const databases: Database[] = []
   const apps: FastifyInstance[] = []
+  /** Reads the primary alone: the truth the others are compared with. */
+  let oracle: FastifyInstance
   let a: FastifyInstance
   /** B: reads on the standby, answered from the index (`indexed`) and from SQL alone (`sql`). */
   const b: Record<'indexed' | 'sql', FastifyInstance> = {} as never
@@ -40,12 +43,12 @@ describe('reads from a streaming standby', { skip: standbyUnavailable }, () => {
       databases.push(db)
       return db
     }
-    const dbA = await open()
+    oracle = await buildTestApp(await open(), { SEARCH_INDEX: 'off' })
+    a = await buildTestApp(await open(pair.standbyUrl))
     bDb = { indexed: await open(pair.standbyUrl), sql: await open(pair.standbyUrl) }
-    a = await buildTestApp(dbA)
     b.indexed = await buildTestApp(bDb.indexed)
     b.sql = await buildTestApp(bDb.sql, { SEARCH_INDEX: 'off' })
-    apps.push(a, b.indexed, b.sql)
+    apps.push(oracle, a, b.indexed, b.sql)
   })
   after(async () => {
     for (const app of apps) await app.close().catch(() => {})
@@ -80,16 +83,16 @@ describe('reads from a streaming standby', { skip: standbyUnavailable }, () => {
     const response = await a.inject({ method: 'DELETE', url: `${pricesPath}/${id}` })
     assert.ok(response.statusCode < 300, response.body)
   }
-  /** B's answers equal A's (A reads the primary), and show the entry at `price` (or no entry). */
+  /** A's and B's answers equal the primary's, and show the entry at `price` (or no entry). */
   const assertBShows = async (price: number | undefined) => {
-    const truth = await listing(a)
+    const truth = await listing(oracle)
     assert.deepEqual(
       truth.content.map((item) => item.price),
       price === undefined ? [] : [price],
     )
-    for (const app of Object.values(b)) {
+    for (const app of [a, ...Object.values(b)]) {
       assert.deepEqual(await listing(app), truth)
-      assert.deepEqual(await search(app), await search(a))
+      assert.deepEqual(await search(app), await search(oracle))
     }
   }
   const readiness = async (app: FastifyInstance) => {
@@ -125,6 +128,9 @@ describe('reads from a streaming standby', { skip: standbyUnavailable }, () => {
       await assertBShows(14990)
       assert.ok(bDb.indexed.readRouting!.stats.reads.lagging > lagging, 'reads went to the primary')
       assert.ok(bDb.indexed.readRouting!.stats.maxLagBytes > 0, 'the lag was seen')
+      const metrics = (await b.indexed.inject({ method: 'GET', url: '/actuator/prometheus' })).body
+      assert.match(metrics, /^optics_read_routing_total\{target="lagging"\} [1-9]/m)
+      assert.match(metrics, /^optics_read_replica_lag_bytes [1-9]/m)
       await remove(id)
       await assertBShows(undefined)
     } finally {

@@ -89,8 +89,8 @@ export function registerMetrics(app: FastifyInstance): ServiceMetrics {
     },
   })
 
-  // The search index counts in place; each scrape adds what it counted since the last one.
-  const indexCounter = <L extends string>(
+  // The search index and the read routing count in place; each scrape adds what they counted since the last one.
+  const countedInPlace = <L extends string>(
     name: string,
     help: string,
     label: L,
@@ -111,18 +111,44 @@ export function registerMetrics(app: FastifyInstance): ServiceMetrics {
       },
     })
   }
-  indexCounter(
+  countedInPlace(
     'optics_search_index_answers_total',
     'Searches, facets, suggestions and listings answered from the in-memory index or from SQL',
     'source',
     () => ({ ...app.searchIndex.served }),
   )
-  indexCounter(
+  countedInPlace(
     'optics_search_index_loads_total',
     'Tables of the search index read in full, or brought forward by the rows a write changed',
     'how',
     () => ({ ...app.searchIndex.loads }),
   )
+
+  const routing = app.db.readRouting
+  if (routing) {
+    countedInPlace(
+      'optics_read_routing_total',
+      'Reads routed with a read replica: answered by the replica, by the primary as the replica lagged beyond DATABASE_READ_MAX_WAIT_MS, or by the primary as the replica was down',
+      'target',
+      () => ({ ...routing.stats.reads }),
+    )
+    new Gauge({
+      name: 'optics_read_replica_up',
+      help: 'Whether the read replica answers (1) or reads go to the primary (0)',
+      registers: [registry],
+      collect() {
+        this.set(routing.stats.replicaUp ? 1 : 0)
+      },
+    })
+    new Gauge({
+      name: 'optics_read_replica_lag_bytes',
+      help: 'Bytes of WAL the read replica had still to replay when a read last asked it (0: caught up)',
+      registers: [registry],
+      collect() {
+        this.set(routing.stats.lastLagBytes)
+      },
+    })
+  }
 
   const poolGauge = (name: string, help: string, read: (stats: PoolStats) => number) =>
     new Gauge({
