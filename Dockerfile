@@ -1,0 +1,33 @@
+# syntax=docker/dockerfile:1
+# The service as an image: compiled in one stage, run in another with production dependencies only.
+#   docker build -t optics-catalog .
+#   docker run -p 8080:8080 -e AUTH_MODE=jwt -e AUTH_JWKS_URL=… -e DATABASE_URL=postgres://… optics-catalog
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=8080 \
+    DATA_DIR=/data
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+# The embedded database's directory (unused with DATABASE_URL), owned by the image's unprivileged user.
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME ["/data"]
+EXPOSE 8080
+# Readiness: the database answers and the search index has loaded (or, with a read replica, either server answers).
+HEALTHCHECK --interval=10s --timeout=3s --start-period=120s --retries=3 \
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/actuator/health/readiness`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# SIGTERM drains open requests before the process exits (Graceful shutdown in the README).
+STOPSIGNAL SIGTERM
+CMD ["node", "--enable-source-maps", "dist/src/server.js"]
