@@ -27,7 +27,7 @@ interface CpuSample {
 const TICKS_PER_SECOND = 100
 
 /** utime + stime, and cutime + cstime (of children waited for), in seconds; null if the process is gone. */
-function processTimes(pid: number | string): { own: number; children: number } | null {
+export function processTimes(pid: number | string): { own: number; children: number } | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
     // The command may hold spaces and parentheses: the fields start after the last ')'.

@@ -55,6 +55,8 @@ function peakRss(child: ChildProcess): number | null {
 
 export async function startService(database: {
   readonly url?: string
+  /** The service's DATABASE_READ_URL: a streaming standby of `url` for its reads. */
+  readonly readUrl?: string
   readonly dataDir?: string
   readonly poolSize: number
   /** The service's RESULT_CACHE: `off` measures every request computed afresh. */
@@ -83,6 +85,7 @@ export async function startService(database: {
   delete env.DATABASE_URL
   delete env.DATABASE_READ_URL
   if (database.url) env.DATABASE_URL = database.url
+  if (database.readUrl) env.DATABASE_READ_URL = database.readUrl
   else if (database.dataDir) env.DATA_DIR = database.dataDir
 
   // BENCH_SERVICE_NODE_ARGS: extra Node options for the service, e.g. `--cpu-prof --cpu-prof-dir=profiles`.

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process'
-import { appendFileSync, chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { appendFileSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -48,6 +48,8 @@ export interface ReplicatedPair {
   stop(node: Node): void
   /** Starts a stopped node again; resolves when it accepts connections. */
   start(node: Node): void
+  /** The process id of each running node's postmaster (to measure the cluster's processor time). */
+  postmasterPids(): number[]
   /** Stops both nodes and removes their directory. */
   close(): void
 }
@@ -169,6 +171,10 @@ export async function startReplicatedPair(): Promise<ReplicatedPair> {
       stop,
       start,
       close,
+      postmasterPids: () =>
+        [...running].map((node) =>
+          Number(readFileSync(join(directories[node], 'postmaster.pid'), 'utf8').split('\n')[0]),
+        ),
     }
   } catch (error) {
     close()
