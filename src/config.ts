@@ -32,7 +32,7 @@ const EnvSchema = Type.Object({
   ACTUATOR_AUTH: Type.Union([Type.Literal('false'), Type.Literal('true')], { default: 'false' }),
   BUSINESS_TIMEZONE: Type.String({ minLength: 1, default: 'Europe/Moscow' }),
   MAX_PAGE_SIZE: Type.Integer({ minimum: 1, maximum: 100_000, default: 2000 }),
-  MESSAGES_LANGUAGE: Type.Union([Type.Literal('en'), Type.Literal('ru')], { default: 'en' }),
+  MESSAGES_LANGUAGE: Type.Union([Type.Literal('en'), Type.Literal('ru')], { default: 'ru' }),
   BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 1_073_741_824, default: 1_048_576 }),
   IMPORT_BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 1_073_741_824, default: 104_857_600 }),
   CORS_ORIGINS: Type.String({ default: '' }),

@@ -143,12 +143,16 @@ export function eachDatabase(title: string, body: (ctx: TestContext) => void): v
   }
 }
 
+/** Tests read the service's messages in English unless they ask for Russian, the service's default. */
+const testMessages = { MESSAGES_LANGUAGE: 'en' }
+
 /**
  * The configuration of a test: defaults (loopback, no auth) with the given variables. The background matview
  * refresher is off, so it never races a test's own refreshes; its tests turn it on (`MATVIEW_REFRESH: 'auto'`).
+ * Messages are English unless a test asks for Russian (`MESSAGES_LANGUAGE: 'ru'` or `Accept-Language: ru`).
  */
 export function testConfig(env: Record<string, string> = {}): Config {
-  return loadConfig({ DEMO_DATA: 'false', LOG_LEVEL: 'silent', MATVIEW_REFRESH: 'off', ...env })
+  return loadConfig({ DEMO_DATA: 'false', LOG_LEVEL: 'silent', MATVIEW_REFRESH: 'off', ...testMessages, ...env })
 }
 
 /** Builds the application around a test database; close it with `app.close()` (the database stays open). */
@@ -174,6 +178,7 @@ export function spawnServer(env: Record<string, string>): ChildProcessByStdio<nu
       DEMO_DATA: 'false',
       MATVIEW_REFRESH: 'off',
       LOG_LEVEL: 'info',
+      ...testMessages,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -16,6 +16,8 @@
  * 0007-look-alike-keys brought the keys stored earlier to this form.
  */
 
+import { messageText } from '../http/messages.js'
+
 const invisible = /[\u00ad\u061c\u180e\u200b-\u200f\u2060-\u2064\ufeff]/g
 const noBreakSpaces = /[\u00a0\u2007\u202f]/g
 /** Bidi embeddings, overrides (U+202A–U+202E) and isolates (U+2066–U+2069). */
@@ -48,10 +50,10 @@ export function hasLoneSurrogate(value: string): boolean {
  */
 export function keyTextProblem(value: string): string | undefined {
   if (isAscii(value)) return undefined
-  if (loneSurrogate.test(value)) return 'must be valid Unicode text (it holds an unpaired surrogate)'
-  if (value.includes('\ufffd')) return 'must be valid UTF-8 text (it holds U+FFFD, the mark of undecodable bytes)'
+  if (loneSurrogate.test(value)) return messageText('validation.loneSurrogate')
+  if (value.includes('\ufffd')) return messageText('validation.replacementCharacter')
   if (bidiControls.test(value)) {
-    return 'must not contain bidirectional control characters (U+202A–U+202E, U+2066–U+2069)'
+    return messageText('validation.bidiControls')
   }
   return undefined
 }

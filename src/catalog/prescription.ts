@@ -1,4 +1,5 @@
-import { badRequest, type FieldError } from '../http/problem.js'
+import { messageText } from '../http/messages.js'
+import { badRequest, type FieldError, listFieldErrors } from '../http/problem.js'
 import type { Filter, Kind, PrescriptionRole } from './kind.js'
 import type { FilterValues } from './search-query.js'
 
@@ -26,17 +27,17 @@ const present = (value: unknown): value is string | number =>
 /** A power in quarter dioptres (an integer), or the reason it is not one. */
 function quarters(value: string | number): number | string {
   const number = Number(String(value).trim())
-  if (!Number.isFinite(number)) return 'must be a number'
-  if (Math.abs(number) > MAX_POWER) return `must be between -${MAX_POWER} and +${MAX_POWER} dioptres`
+  if (!Number.isFinite(number)) return messageText('validation.number')
+  if (Math.abs(number) > MAX_POWER) return messageText('validation.dioptres', { max: MAX_POWER })
   const steps = number * 4
   // Quarter values are exact in binary floating point, so this test is exact too.
-  if (!Number.isInteger(steps)) return 'must be in steps of 0.25 dioptre (e.g. -2.75)'
+  if (!Number.isInteger(steps)) return messageText('validation.quarterDioptres')
   return steps
 }
 
 function degrees(value: string | number): number | string {
   const number = Number(String(value).trim())
-  if (!Number.isInteger(number) || number < 0 || number > 180) return 'must be a whole number of degrees from 0 to 180'
+  if (!Number.isInteger(number) || number < 0 || number > 180) return messageText('validation.degrees')
   return number
 }
 
@@ -59,7 +60,7 @@ export function readPrescription(kind: Kind, values: FilterValues): FilterValues
     else read.set(role, parsed)
   }
   if (errors.length > 0) {
-    throw badRequest(`Invalid prescription: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors)
+    throw badRequest(messageText('validation.invalidPrescription', { errors: listFieldErrors(errors) }), errors)
   }
   // Every value read goes on in its canonical form ("90.0" → "90", "-2.750" → "-2.75"), as the checks read it.
   const transposed: Record<string, string | number | null | undefined> = { ...values }

@@ -1,4 +1,5 @@
 import { type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
+import { messageText } from '../http/messages.js'
 import type { PageRequest, SortOrder } from '../http/page.js'
 import { invalidField } from '../http/problem.js'
 import { dataVersionSql, searchReads } from './catalog-state.js'
@@ -124,7 +125,10 @@ export function resolveSort(kind: Kind, sort: readonly SortOrder[]): { field: It
     if (!field) {
       throw invalidField(
         'sort',
-        `cannot sort by '${order.property}'; allowed: ${kind.itemFields.map((f) => f.name).join(', ')}`,
+        messageText('validation.sort', {
+          property: order.property,
+          allowed: kind.itemFields.map((f) => f.name).join(', '),
+        }),
       )
     }
     return { field, order }

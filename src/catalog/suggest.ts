@@ -1,4 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely'
+import { messageText } from '../http/messages.js'
 import { invalidField } from '../http/problem.js'
 import { dataVersionSql, readDataVersion, searchReads } from './catalog-state.js'
 import { normaliseKeyText } from './demo-generator.js'
@@ -202,12 +203,15 @@ export async function suggest(
   if (!field || !column) {
     throw invalidField(
       'field',
-      `'${request.field}' is not a text field of ${kind.path}${request.byPriceList ? ' price-list entries' : ''}; ` +
-        `allowed: ${suggestableFields(kind, request.byPriceList).join(', ')}`,
+      messageText(request.byPriceList ? 'validation.notEntryTextField' : 'validation.notTextField', {
+        field: request.field,
+        kind: kind.path,
+        allowed: suggestableFields(kind, request.byPriceList).join(', '),
+      }),
     )
   }
   const query = suggestionText(request.q)
-  if (query === '') throw invalidField('q', 'must not be blank')
+  if (query === '') throw invalidField('q', messageText('validation.blank'))
   const limit = Math.min(request.limit ?? MAX_SUGGESTIONS, MAX_SUGGESTIONS)
   const list: FieldValues =
     (await index?.fieldValues(kind, field, request.byPriceList)) ??

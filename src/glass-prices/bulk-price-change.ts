@@ -2,7 +2,8 @@ import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely'
 import type { DB } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
 import { checkDecimal, compareDecimal, type DecimalValue } from '../http/decimal.js'
-import { badRequest, conflict, type FieldError, unprocessable } from '../http/problem.js'
+import { messageText } from '../http/messages.js'
+import { badRequest, conflict, type FieldError, listFieldErrors, unprocessable } from '../http/problem.js'
 import { type GlassPriceFilter, glassPriceFilterConditions, glassPriceWhereSql } from './glass-price-filter.js'
 import {
   type BulkChangeBody,
@@ -42,7 +43,7 @@ export interface BulkChangeRule {
 }
 
 const roundingAliases: Readonly<Record<string, Rounding>> = { TO_INT: 'WHOLE' }
-const allowedRoundings = `${ROUNDINGS.join(', ')} (TO_INT is an alias of WHOLE)`
+const allowedRoundings = ROUNDINGS.join(', ')
 
 /** Checks a bulk change body beyond its types; every problem is a field error of one 400. */
 export function validateBulkChange(body: BulkChangeBody): BulkChangeRule {
@@ -60,7 +61,7 @@ export function validateBulkChange(body: BulkChangeBody): BulkChangeRule {
   const priceFrom = decimal('priceFrom', { min: '0' })
   const priceTo = decimal('priceTo', { min: '0' })
   if (priceFrom && priceTo && compareDecimal(priceFrom, priceTo) > 0) {
-    errors.push({ field: 'priceFrom', message: 'must not be greater than priceTo' })
+    errors.push({ field: 'priceFrom', message: messageText('validation.notGreaterThan', { other: 'priceTo' }) })
   }
   // A multiplier beyond 1000 or finer than a millionth is a typo, not a price policy.
   const coefficient = decimal('coefficient', { above: '0', max: '1000', scale: 6 })
@@ -68,16 +69,16 @@ export function validateBulkChange(body: BulkChangeBody): BulkChangeRule {
 
   let round: Rounding | undefined
   if (body.round === null || body.round === undefined) {
-    errors.push({ field: 'round', message: `is required: one of ${allowedRoundings}` })
+    errors.push({ field: 'round', message: messageText('bulk.roundRequired', { allowed: allowedRoundings }) })
   } else {
     round = (ROUNDINGS as readonly string[]).includes(body.round)
       ? (body.round as Rounding)
       : roundingAliases[body.round]
-    if (!round) errors.push({ field: 'round', message: `must be one of ${allowedRoundings}` })
+    if (!round) errors.push({ field: 'round', message: messageText('bulk.roundOneOf', { allowed: allowedRoundings }) })
   }
 
   if (errors.length > 0 || !round) {
-    throw badRequest(`Invalid bulk price change: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors)
+    throw badRequest(messageText('validation.invalidBulkChange', { errors: listFieldErrors(errors) }), errors)
   }
   const text = (value: DecimalValue | undefined) => value?.text
   return {
@@ -190,17 +191,15 @@ export async function previewBulkPriceChange(
   if (counts.rejectedCount > 0) {
     reasons.push({
       code: 'bulk-change-rejected',
-      message:
-        `${counts.rejectedCount} selected entr${counts.rejectedCount === 1 ? 'y' : 'ies'} would get a ${field} of 0 ` +
-        `or less, or above ${MAX_PRICE} (see rejected): the call would be refused (422) and change nothing`,
+      message: messageText('bulk.wouldBeRefused', { count: counts.rejectedCount, field, max: MAX_PRICE }),
     })
   }
   if (counts.selectedCount === 0) {
-    reasons.push({ code: 'nothing-selected', message: 'The filters and the price band select no entry' })
+    reasons.push({ code: 'nothing-selected', message: messageText('bulk.nothingSelected') })
   } else if (counts.changedCount === 0) {
     reasons.push({
       code: 'nothing-changes',
-      message: `Every selected entry already holds its new ${field}: the call would change nothing`,
+      message: messageText('bulk.nothingChanges', { field }),
     })
   }
   return {
@@ -243,11 +242,18 @@ export async function applyBulkPriceChange(
       const named = entries
         .map((row) => `${row.id} ${row.manufacturer} / ${row.brand} / ${row.model} (${row.base} → ${row.newValue})`)
         .join('; ')
-      const more = counts.rejectedCount > entries.length ? `; and ${counts.rejectedCount - entries.length} more` : ''
+
       throw unprocessable(
         'bulk-change-rejected',
-        `${counts.rejectedCount} entries would get a ${field} of 0 or less, or above ${MAX_PRICE}; nothing was ` +
-          `changed: ${named}${more}`,
+        counts.rejectedCount > entries.length
+          ? messageText('bulk.rejectedMore', {
+              count: counts.rejectedCount,
+              field,
+              max: MAX_PRICE,
+              entries: named,
+              more: counts.rejectedCount - entries.length,
+            })
+          : messageText('bulk.rejected', { count: counts.rejectedCount, field, max: MAX_PRICE, entries: named }),
         {
           rejectedCount: counts.rejectedCount,
           entries: entries.map(({ oldValue: _old, ...row }) => row),
@@ -285,10 +291,7 @@ export async function applyBulkPriceChange(
     const changed = Number(rows[0]?.changed ?? 0)
     // The selection is locked, so only an entry created meanwhile can make a difference: start over then.
     if (changed !== counts.changedCount) {
-      throw conflict(
-        'changed-during-bulk-change',
-        'The glass price list changed during the bulk change; nothing was changed, try again',
-      )
+      throw conflict('changed-during-bulk-change', messageText('bulk.changedMeanwhile'))
     }
     await finishChange(trx, batch, changed)
     return { batch, selectedCount: counts.selectedCount, changedCount: changed }

@@ -2,7 +2,8 @@ import { type RawBuilder, type SqlBool, sql } from 'kysely'
 import { canonicalText } from '../catalog/key-text.js'
 import { containsSql } from '../catalog/search-query.js'
 import { compareDecimal, type DecimalValue, parseDecimal } from '../http/decimal.js'
-import { badRequest, type FieldError } from '../http/problem.js'
+import { messageText } from '../http/messages.js'
+import { badRequest, type FieldError, listFieldErrors } from '../http/problem.js'
 
 /*
  * The glass price list's filters, in one place: the listing shows, the bulk change changes and the export writes
@@ -46,7 +47,7 @@ export function parseGlassPriceFilter(query: Readonly<Record<string, unknown>>):
     if (value === undefined || value === null || String(value).trim() === '') continue
     const parsed = typeof value === 'number' || typeof value === 'string' ? parseDecimal(value) : undefined
     if (!parsed) {
-      errors.push({ field: name, message: 'must be a number' })
+      errors.push({ field: name, message: messageText('validation.number') })
       continue
     }
     decimals[name] = parsed
@@ -56,11 +57,11 @@ export function parseGlassPriceFilter(query: Readonly<Record<string, unknown>>):
     const low = decimals[from]
     const high = decimals[to]
     if (low && high && compareDecimal(low, high) > 0) {
-      errors.push({ field: from, message: `must not be greater than ${to}` })
+      errors.push({ field: from, message: messageText('validation.notGreaterThan', { other: to }) })
     }
   }
   if (errors.length > 0) {
-    throw badRequest(`Invalid filters: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors)
+    throw badRequest(messageText('validation.invalidFilters', { errors: listFieldErrors(errors) }), errors)
   }
   return filter
 }

@@ -8,6 +8,7 @@ import { DATA_VERSION } from '../catalog/search-query.js'
 import type { DB } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
 import { checkDecimal } from '../http/decimal.js'
+import { messageText } from '../http/messages.js'
 import type { Page, PageRequest } from '../http/page.js'
 import {
   badRequest,
@@ -15,6 +16,7 @@ import {
   entryNotFound,
   type FieldError,
   invalidField,
+  listFieldErrors,
   preconditionFailed,
 } from '../http/problem.js'
 import { type GlassPriceFilter, glassPriceFilterConditions } from './glass-price-filter.js'
@@ -58,7 +60,7 @@ export function parseId(raw: unknown, field = 'id'): string {
     const value = BigInt(text)
     if (value >= 1n && value <= BIGINT_MAX) return value.toString()
   }
-  throw invalidField(field, 'must be a positive integer')
+  throw invalidField(field, messageText('validation.positiveInteger'))
 }
 
 /**
@@ -73,9 +75,10 @@ export function validateGlassPriceInput(body: GlassPriceInputBody): GlassPriceIn
     const value = canonicalText(body[field]).trim()
     const length = [...value].length
     const problem = keyTextProblem(value)
-    if (length === 0) errors.push({ field, message: 'must not be blank' })
+    if (length === 0) errors.push({ field, message: messageText('validation.blank') })
     else if (problem) errors.push({ field, message: problem })
-    else if (length > MAX_TEXT_LENGTH) errors.push({ field, message: `must be at most ${MAX_TEXT_LENGTH} characters` })
+    else if (length > MAX_TEXT_LENGTH)
+      errors.push({ field, message: messageText('validation.maxLength', { limit: MAX_TEXT_LENGTH }) })
     texts[field] = value
   }
   const prices: Record<string, string> = {}
@@ -85,7 +88,7 @@ export function validateGlassPriceInput(body: GlassPriceInputBody): GlassPriceIn
     else prices[field] = checked.text
   }
   if (errors.length > 0) {
-    throw badRequest(`Invalid entry: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors)
+    throw badRequest(messageText('validation.invalidEntry', { errors: listFieldErrors(errors) }), errors)
   }
   return {
     manufacturer: texts.manufacturer!,
@@ -127,9 +130,9 @@ export function staleTagDetail(id: string, header: string, row: EntryRow): strin
     .filter((version): version is string => version !== undefined)
     .map(Number)
   if (versions.length > 0 && versions.every((version) => version < Number(row.version))) {
-    return `Entry ${id} was changed since (If-Match ${header.trim()}; its ETag is now ${current}); read it again`
+    return messageText('entry.changedSince', { id, tag: header.trim(), current })
   }
-  return `Entry ${id} never had the version If-Match names (${header.trim()}); its ETag is ${current}`
+  return messageText('entry.neverHadVersion', { id, tag: header.trim(), current })
 }
 
 export function ifMatchAllows(header: string | undefined, row: EntryRow): boolean {
@@ -325,7 +328,7 @@ async function lockEntry(db: Db, id: string): Promise<EntryRow> {
     .where('id', '=', id as unknown as number)
     .forUpdate()
     .executeTakeFirst()
-  if (!row) throw entryNotFound(`No glass price entry ${id}`)
+  if (!row) throw entryNotFound(messageText('entry.notFound', { id }))
   return row
 }
 
@@ -340,11 +343,9 @@ async function rejectDuplicate(db: Db, input: GlassPriceInput, exceptId?: string
   if (exceptId !== undefined) query = query.where('id', '<>', exceptId as unknown as number)
   const existing = await query.limit(1).executeTakeFirst()
   if (existing) {
-    throw conflict(
-      'duplicate-key',
-      `An entry for ${input.manufacturer} / ${input.brand} / ${input.model} already exists (id ${existing.id})`,
-      { existingId: Number(existing.id) },
-    )
+    throw conflict('duplicate-key', messageText('entry.duplicate', { ...input, id: String(existing.id) }), {
+      existingId: Number(existing.id),
+    })
   }
 }
 

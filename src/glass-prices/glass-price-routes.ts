@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import Type from 'typebox'
+import { messageText, translate } from '../http/messages.js'
 import { PageSchema, pagingQueryProperties, parsePageRequest } from '../http/page.js'
 import { principalName } from '../http/principal.js'
-import { entryNotFound } from '../http/problem.js'
+import { entryNotFound, requestLanguage } from '../http/problem.js'
 import { problemResponses } from '../http/schemas.js'
 import { applyBulkPriceChange, previewBulkPriceChange, validateBulkChange } from './bulk-price-change.js'
 import { parseGlassPriceFilter } from './glass-price-filter.js'
@@ -135,7 +136,16 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
       const query = request.query as Record<string, unknown> & { dryRun?: boolean }
       const filter = parseGlassPriceFilter(query)
       const rule = validateBulkChange(request.body as never)
-      if (query.dryRun) return previewBulkPriceChange(app.db.primary, filter, rule)
+      if (query.dryRun) {
+        const preview = await previewBulkPriceChange(app.db.primary, filter, rule)
+        // The reasons are words for the price manager: in the language of the request, as problems are.
+        const language = requestLanguage(request)
+        reply.header('content-language', language)
+        return {
+          ...preview,
+          reasons: preview.reasons.map((reason) => ({ ...reason, message: translate(reason.message, language) })),
+        }
+      }
       const result = await applyBulkPriceChange(app.db.primary, filter, rule, principalName(request))
       reply.header('x-changed-count', String(result.changedCount))
       reply.header('x-price-change-batch', String(result.batch))
@@ -215,7 +225,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const id = parseId((request.params as { id: string }).id)
       const row = await findGlassPrice(app.db.primary, id)
-      if (!row) throw entryNotFound(`No glass price entry ${id}`)
+      if (!row) throw entryNotFound(messageText('entry.notFound', { id }))
       reply.header('etag', entryTag(row))
       return toEntry(row)
     },
@@ -281,7 +291,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
       const id = parseId((request.params as { id: string }).id)
       const db = app.db.primary
       if (!(await findGlassPrice(db, id)) && !(await hasHistory(db, id))) {
-        throw entryNotFound(`No glass price entry ${id} and no history of one`)
+        throw entryNotFound(messageText('entry.noHistory', { id }))
       }
       return entryHistory(db, id, pageOf(request, app.config.maxPageSize))
     },

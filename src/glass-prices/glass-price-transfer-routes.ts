@@ -3,6 +3,7 @@ import { PassThrough } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import Type from 'typebox'
 import { glasses } from '../catalog/kinds.js'
+import { messageText } from '../http/messages.js'
 import { principalName } from '../http/principal.js'
 import {
   conflict,
@@ -44,11 +45,7 @@ const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.s
 /** An import may take longer than an ordinary request; it is bounded by this instead. */
 const IMPORT_TIMEOUT_MS = 15 * 60_000
 
-const tooLarge = (limit: number) =>
-  new ProblemError(
-    413,
-    `The file is larger than ${limit} bytes (IMPORT_BODY_LIMIT); split it or import it with the command line`,
-  )
+const tooLarge = (limit: number) => new ProblemError(413, messageText('import.tooLarge', { limit }))
 
 /** Each upload's spool, removed when its response closes (upload-spool.ts). */
 const spools = new WeakMap<FastifyRequest, UploadSpool>()
@@ -207,9 +204,9 @@ export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<vo
       if (!(upload instanceof SpooledUpload)) {
         const declared = request.headers['content-type']
         if (upload === undefined && [...CSV_TYPES, XLSX_TYPE].some((type) => declared?.startsWith(type))) {
-          throw unprocessable('import-rejected', 'The file is empty; nothing was written', {
+          throw unprocessable('import-rejected', messageText('import.emptyFile'), {
             problemCount: 1,
-            problems: [{ line: 1, column: null, message: 'the file is empty' }],
+            problems: [{ line: 1, column: null, message: messageText('import.fileEmpty') }],
           })
         }
         throw unsupportedMediaType(mediaTypeDetail(request), ['text/csv', XLSX_TYPE])
@@ -221,12 +218,12 @@ export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<vo
         dryRun?: boolean
       }
       if (query.replace && query.mode !== undefined && query.mode !== 'replace') {
-        throw invalidField('replace', `replace=true contradicts mode=${query.mode}`)
+        throw invalidField('replace', messageText('validation.replaceContradicts', { mode: query.mode }))
       }
       const mode = query.mode ?? (query.replace ? 'replace' : 'append')
       // Opened now, the file stays readable when the spool is removed under it (the client gone mid-import).
       const file = await open(upload.path).catch(() => {
-        throw new ProblemError(400, 'The request ended before its upload could be imported')
+        throw new ProblemError(400, messageText('import.uploadEnded'))
       })
       // A workbook by its type, or by its bytes (a zip) when a client sent it as CSV or as Excel's older type.
       const head = new Uint8Array(4)
@@ -250,11 +247,12 @@ export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<vo
         })
         .finally(() => file.close())
       if (result.problemCount > 0) {
-        const shown =
-          result.problems.length < result.problemCount ? ` (the first ${result.problems.length} listed)` : ''
+        const count = result.problemCount
         throw unprocessable(
           'import-rejected',
-          `The file has ${result.problemCount} problem${result.problemCount === 1 ? '' : 's'}${shown}; nothing was written`,
+          result.problems.length < count
+            ? messageText('import.problemsListed', { count, listed: result.problems.length })
+            : messageText('import.problems', { count }),
           { problemCount: result.problemCount, problems: result.problems },
         )
       }

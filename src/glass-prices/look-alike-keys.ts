@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely'
+import { messageText } from '../http/messages.js'
 
 /*
  * What the migration 0007-look-alike-keys found in the glass price list (its table `glass_price_key_report`),
@@ -79,15 +80,16 @@ function idsOf(value: (number | string)[] | string | null): number[] {
 export function describeLookAlikeKeyReport(report: LookAlikeKeyReport): string[] {
   const lines: string[] = []
   if (report.normalised > 0) {
-    const entries = report.normalised === 1 ? 'entry' : 'entries'
-    lines.push(
-      `${report.normalised} glass price ${entries} had look-alike keys brought to one form (history: by system)`,
-    )
+    lines.push(messageText('lookAlike.normalised', { count: report.normalised }))
   }
-  const shown = (entry: LookAlikeKeyEntry) =>
-    `entry ${entry.entryId} (${JSON.stringify(entry.manufacturer)} / ${JSON.stringify(entry.brand)} / ` +
-    `${JSON.stringify(entry.model)}): ${entry.reason}`
-  for (const entry of report.lookAlikes) lines.push(`look-alike key left as it is: ${shown(entry)}`)
-  for (const entry of report.invalid) lines.push(`key the API would refuse, left as it is: ${shown(entry)}`)
+  const values = (entry: LookAlikeKeyEntry) => ({
+    id: entry.entryId,
+    manufacturer: JSON.stringify(entry.manufacturer),
+    brand: JSON.stringify(entry.brand),
+    model: JSON.stringify(entry.model),
+    reason: entry.reason,
+  })
+  for (const entry of report.lookAlikes) lines.push(messageText('lookAlike.leftAsIs', values(entry)))
+  for (const entry of report.invalid) lines.push(messageText('lookAlike.refused', values(entry)))
   return lines
 }

@@ -2,6 +2,7 @@ import { type Kysely, type Selectable, sql } from 'kysely'
 import { lockForTransaction } from '../db/advisory-lock.js'
 import type { DB, GlassesPriceTable } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
+import { messageText } from '../http/messages.js'
 import { buildPage, type Page, type PageRequest, resolveTotal } from '../http/page.js'
 import { conflict, entryNotFound } from '../http/problem.js'
 import {
@@ -228,11 +229,15 @@ export async function revertChange(db: Db, changeIdText: string, user: string): 
       .where('id', '=', changeIdText as unknown as number)
       .forUpdate()
       .executeTakeFirst()
-    if (!original) throw entryNotFound(`No glass price change ${changeIdText}`)
+    if (!original) throw entryNotFound(messageText('change.notFound', { id: changeIdText }))
     if (original.reverted_by !== null) {
-      throw conflict('already-reverted', `Change ${changeId} was already reverted by change ${original.reverted_by}`, {
-        revertedBy: Number(original.reverted_by),
-      })
+      throw conflict(
+        'already-reverted',
+        messageText('change.alreadyReverted', { id: changeId, revertedBy: String(original.reverted_by) }),
+        {
+          revertedBy: Number(original.reverted_by),
+        },
+      )
     }
 
     // Lock the entries first, in id order: the statements below then never wait while holding other locks.
@@ -324,14 +329,10 @@ export async function revertChange(db: Db, changeIdText: string, user: string): 
     const conflicts = conflictRows.rows.map((row) => ({ entryId: Number(row.entry_id), reason: row.conflict }))
 
     if (restorable === 0 && conflicting > 0) {
-      throw conflict(
-        'revert-conflicts',
-        `No entry of change ${changeId} can be restored: every one was changed since`,
-        {
-          conflictCount: conflicting,
-          conflicts,
-        },
-      )
+      throw conflict('revert-conflicts', messageText('change.revertConflicts', { id: changeId }), {
+        conflictCount: conflicting,
+        conflicts,
+      })
     }
 
     const revertId = await openChange(trx, {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { createRemoteJWKSet, errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose'
 import type { Config } from '../config.js'
+import { messageText } from './messages.js'
 import { forbidden, type ProblemError, serviceUnavailable, unauthorized } from './problem.js'
 
 /*
@@ -47,8 +48,8 @@ function isProtected(url: string, actuatorAuth: boolean): boolean {
   return url === '/api' || url.startsWith('/api/') || url.startsWith('/api?')
 }
 
-function insufficientScope(role: string, what: string, name: string): ProblemError {
-  return forbidden(`${what} needs the role ${role}, which ${name} does not have`, {
+function insufficientScope(role: string, what: 'auth.writeRole' | 'auth.readRole', name: string): ProblemError {
+  return forbidden(messageText(what, { role, name }), {
     'www-authenticate': `Bearer realm="${REALM}", error="insufficient_scope", scope="${role}"`,
   })
 }
@@ -65,13 +66,13 @@ export function registerAuthentication(app: FastifyInstance): void {
     if (request.method === 'OPTIONS' || !isProtected(path, auth.actuatorAuth)) return
     const token = bearerToken(request)
     if (token === undefined) {
-      throw unauthorized('This API needs a Bearer token (Authorization: Bearer …)', `Bearer realm="${REALM}"`)
+      throw unauthorized(messageText('auth.tokenRequired'), `Bearer realm="${REALM}"`)
     }
     const principal = await verify(token)
     request.principal = principal
     const route = request.routeOptions.config
     if (route?.writesCatalog && !principal.roles.includes(WRITE_ROLE)) {
-      throw insufficientScope(WRITE_ROLE, 'Changing prices', principal.name)
+      throw insufficientScope(WRITE_ROLE, 'auth.writeRole', principal.name)
     }
     if (
       auth.pricesRead === 'on' &&
@@ -79,7 +80,7 @@ export function registerAuthentication(app: FastifyInstance): void {
       !principal.roles.includes(READ_ROLE) &&
       !principal.roles.includes(WRITE_ROLE)
     ) {
-      throw insufficientScope(READ_ROLE, 'Reading purchase prices and the change history', principal.name)
+      throw insufficientScope(READ_ROLE, 'auth.readRole', principal.name)
     }
   })
 }
@@ -120,14 +121,14 @@ export function tokenVerifier(auth: Config['auth']): (token: string) => Promise<
     }
     const now = Math.floor(Date.now() / 1000)
     if (typeof payload.iat === 'number' && payload.iat > now + CLOCK_TOLERANCE_SECONDS) {
-      throw invalidToken('The token is issued in the future')
+      throw invalidToken(messageText('auth.issuedInFuture'))
     }
     // A token that stays valid for years is as good as one without an expiry: its lifetime is bounded too.
     if (maxAge > 0 && (payload.exp as number) - (payload.iat as number) > maxAge + CLOCK_TOLERANCE_SECONDS) {
-      throw invalidToken('The token lives longer than the maximum token age allows')
+      throw invalidToken(messageText('auth.livesTooLong'))
     }
     const name = principalNameOf(payload)
-    if (name === undefined) throw invalidToken('The token names no user (preferred_username, name or sub)')
+    if (name === undefined) throw invalidToken(messageText('auth.noUser'))
     return { name, roles: rolesOf(payload) }
   }
 }
@@ -138,17 +139,15 @@ function invalidToken(description: string): ProblemError {
 
 function verificationProblem(error: unknown, remote: boolean): ProblemError {
   if (error instanceof errors.JWTExpired) {
-    return invalidToken(
-      error.claim === 'iat' ? 'The token is older than the maximum token age' : 'The token has expired',
-    )
+    return invalidToken(messageText(error.claim === 'iat' ? 'auth.tooOld' : 'auth.expired'))
   }
   if (error instanceof errors.JWTClaimValidationFailed) {
     const claim = error.claim
-    if (claim === 'iat' && error.reason === 'check_failed') return invalidToken('The token is issued in the future')
-    if (claim === 'iss') return invalidToken('The token was issued by another issuer')
-    if (claim === 'aud') return invalidToken('The token is meant for another audience')
-    if (claim === 'nbf') return invalidToken('The token is not valid yet')
-    return invalidToken(`The token's ${claim} claim is missing or invalid`)
+    if (claim === 'iat' && error.reason === 'check_failed') return invalidToken(messageText('auth.issuedInFuture'))
+    if (claim === 'iss') return invalidToken(messageText('auth.otherIssuer'))
+    if (claim === 'aud') return invalidToken(messageText('auth.otherAudience'))
+    if (claim === 'nbf') return invalidToken(messageText('auth.notYetValid'))
+    return invalidToken(messageText('auth.claim', { claim: String(claim) }))
   }
   const providerDown =
     remote &&
@@ -157,12 +156,9 @@ function verificationProblem(error: unknown, remote: boolean): ProblemError {
       error instanceof errors.JWKSInvalid ||
       error.code === 'ERR_JOSE_GENERIC')
   if (providerDown) {
-    return serviceUnavailable(
-      "The identity provider's keys cannot be fetched; try again shortly",
-      'identity-provider-unavailable',
-    )
+    return serviceUnavailable(messageText('auth.providerUnavailable'), 'identity-provider-unavailable')
   }
-  if (error instanceof errors.JOSEError) return invalidToken('The token is malformed or its signature is not valid')
+  if (error instanceof errors.JOSEError) return invalidToken(messageText('auth.malformed'))
   throw error
 }
 

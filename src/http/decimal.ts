@@ -4,6 +4,8 @@
  * this module is canonical decimal text for a `::numeric` parameter.
  */
 
+import { messageText } from './messages.js'
+
 /** A decimal as its digits: `integer` without leading zeros ("0" for none), `fraction` without trailing zeros. */
 export interface DecimalValue {
   readonly negative: boolean
@@ -78,19 +80,25 @@ export interface DecimalRule {
  */
 export function checkDecimal(input: number | string, rule: DecimalRule): DecimalValue | string {
   const value = parseDecimal(input)
-  if (!value) return 'must be a number'
+  if (!value) return messageText('validation.number')
   if (rule.scale !== undefined && value.fraction.length > rule.scale) {
-    return rule.scale === 0 ? 'must be a whole number' : `must have at most ${rule.scale} decimal places`
+    return rule.scale === 0
+      ? messageText('validation.wholeNumber')
+      : messageText('validation.decimalPlaces', { scale: rule.scale })
   }
   const bound = (text: string) => parseDecimal(text)!
   if (rule.above !== undefined && compareDecimal(value, bound(rule.above)) <= 0) {
-    return `must be greater than ${rule.above}`
+    return messageText('validation.greaterThan', { bound: rule.above })
   }
   if (rule.min !== undefined && compareDecimal(value, bound(rule.min)) < 0) {
-    return rule.max === undefined ? `must be at least ${rule.min}` : `must be between ${rule.min} and ${rule.max}`
+    return rule.max === undefined
+      ? messageText('validation.atLeast', { min: rule.min })
+      : messageText('validation.between', { min: rule.min, max: rule.max })
   }
   if (rule.max !== undefined && compareDecimal(value, bound(rule.max)) > 0) {
-    return rule.min === undefined ? `must be at most ${rule.max}` : `must be between ${rule.min} and ${rule.max}`
+    return rule.min === undefined
+      ? messageText('validation.atMost', { max: rule.max })
+      : messageText('validation.between', { min: rule.min, max: rule.max })
   }
   return value
 }

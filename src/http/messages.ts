@@ -1,13 +1,512 @@
 /*
- * Problem details in Russian or English, as the client's `Accept-Language` asks (`MESSAGES_LANGUAGE` when it
- * asks for neither). The code writes its messages in English; this catalogue is the only place that knows their
- * Russian, gettext-style: each entry matches an English message (with its values as groups) and gives the Russian
- * one. A message the catalogue does not know stays English, so a new message is never lost, only untranslated;
- * `messages.test.ts` holds the messages a price manager meets most (import problems, refusals of the price list).
+ * Every text a client or a price manager reads (problem details, the import's problems, the dry run's reasons)
+ * in English and Russian, by key: the code names a message and its values (`messageText('entry.notFound', { id })`),
+ * never writes its words. A message is rendered in English where it is made, so logs, the command line and the
+ * tests read it as it is; the problem handler renders the client's language (`Accept-Language`, else
+ * `MESSAGES_LANGUAGE`) by matching the English against the English templates and filling the Russian one with
+ * the same values. A message not in the catalogue (a library's own words) stays English.
+ *
+ * Templates: `{name}` is a value; `{name|form|form…}` is the form of a word for the number `name` (English: one,
+ * other; Russian: one, few, many). Both languages have the same keys and the same values per key
+ * (messages.test.ts). Field, column and parameter names stay the API's own in both languages.
  */
 
 export const LANGUAGES = ['en', 'ru'] as const
 export type Language = (typeof LANGUAGES)[number]
+
+const en = {
+  // Titles of problems: the HTTP reason phrase (Spring's `error` member stays this English phrase).
+  'title.400': 'Bad Request',
+  'title.401': 'Unauthorized',
+  'title.403': 'Forbidden',
+  'title.404': 'Not Found',
+  'title.405': 'Method Not Allowed',
+  'title.408': 'Request Timeout',
+  'title.409': 'Conflict',
+  'title.412': 'Precondition Failed',
+  'title.413': 'Payload Too Large',
+  'title.415': 'Unsupported Media Type',
+  'title.422': 'Unprocessable Entity',
+  'title.429': 'Too Many Requests',
+  'title.431': 'Request Header Fields Too Large',
+  'title.500': 'Internal Server Error',
+  'title.503': 'Service Unavailable',
+
+  // The request itself: routes, URL, HTTP, body, media type, time, the database behind.
+  'request.noResource': 'No resource at {path}',
+  'request.noRoute': 'No resource at {method} {path}',
+  'request.methodNotAllowed': '{method} is not supported at {path}; allowed: {allowed}',
+  'request.badUrl': 'The URL is not validly percent-encoded',
+  'request.badQuery': 'The URL is not validly percent-encoded (in its query string)',
+  'request.notHttp': 'The request is not valid HTTP',
+  'request.headersTooLarge': 'The request headers are too large',
+  'request.notInTime': 'The request did not arrive in time',
+  'request.bodyTooLarge': 'The request body is larger than {limit} bytes',
+  'request.bodyEmpty': 'The request body is empty',
+  'request.contentLength': 'Content-Length does not match the length of the request body',
+  'request.notJson': 'The request body is not valid JSON',
+  'request.forbiddenProperty': 'The request body uses a forbidden property name (__proto__ or constructor.prototype)',
+  'request.notUtf8': 'The request body is not valid UTF-8: {errors}',
+  'request.bodyRequired': 'A JSON request body is required',
+  'request.mediaType': 'Content-Type {given} is not supported; send {wanted}',
+  'request.noMediaType': 'A request body needs Content-Type: {wanted}',
+  'request.abandoned': 'The request was abandoned',
+  'request.timedOut': 'The request took too long and was abandoned; try again shortly',
+  'request.databaseUnavailable': 'The database is unavailable; try again shortly',
+  'request.valueOutOfRange': 'A value in the request is out of range or not allowed',
+  'request.duplicateKey': 'An entry with the same key already exists',
+  'request.concurrentChange': 'A concurrent change conflicted with this one; try again',
+  'request.unexpected': 'An unexpected error occurred; it has been logged',
+  'request.tooManyRequests': 'Too many requests: at most {max} per {seconds} s from one client; retry in {after}',
+
+  // Validation of parameters and bodies: a detail listing the fields, and each field's message.
+  'validation.invalidBody': 'Invalid request body: {errors}',
+  'validation.invalidQuery': 'Invalid querystring: {errors}',
+  'validation.invalidParams': 'Invalid params: {errors}',
+  'validation.invalidHeaders': 'Invalid headers: {errors}',
+  'validation.invalidRequest': 'Invalid request: {errors}',
+  'validation.invalidEntry': 'Invalid entry: {errors}',
+  'validation.invalidFilters': 'Invalid filters: {errors}',
+  'validation.invalidBulkChange': 'Invalid bulk price change: {errors}',
+  'validation.invalidPrescription': 'Invalid prescription: {errors}',
+  'validation.invalid': 'Invalid {where}',
+  'validation.field': '{field}: {message}',
+  'validation.required': 'is required',
+  'validation.notNull': 'must not be null',
+  'validation.string': 'must be a string',
+  'validation.integer': 'must be an integer',
+  'validation.number': 'must be a number',
+  'validation.boolean': 'must be a boolean',
+  'validation.object': 'must be an object',
+  'validation.array': 'must be an array',
+  'validation.type': 'must be of type {type}',
+  'validation.oneOf': 'must be one of {allowed}',
+  'validation.maxLength': 'must be at most {limit} characters',
+  'validation.minLength': 'must be at least {limit} characters',
+  'validation.maxItems': 'must have at most {limit} items',
+  'validation.minItems': 'must have at least {limit} items',
+  'validation.additionalProperty': 'must not have the property {property}',
+  'validation.invalidValue': 'is invalid',
+  'validation.blank': 'must not be blank',
+  'validation.positiveInteger': 'must be a positive integer',
+  'validation.wholeNumber': 'must be a whole number',
+  'validation.decimalPlaces': 'must have at most {scale} decimal {scale|place|places}',
+  'validation.greaterThan': 'must be greater than {bound}',
+  'validation.atLeast': 'must be at least {min}',
+  'validation.atMost': 'must be at most {max}',
+  'validation.between': 'must be between {min} and {max}',
+  'validation.notGreaterThan': 'must not be greater than {other}',
+  'validation.nul': 'must not contain a NUL character',
+  'validation.loneSurrogate': 'must be valid Unicode text (it holds an unpaired surrogate)',
+  'validation.utf8': 'must be valid UTF-8',
+  'validation.replacementCharacter': 'must be valid UTF-8 text (it holds U+FFFD, the mark of undecodable bytes)',
+  'validation.bidiControls': 'must not contain bidirectional control characters (U+202A–U+202E, U+2066–U+2069)',
+  'validation.sort': "cannot sort by '{property}'; allowed: {allowed}",
+  'validation.notTextField': "'{field}' is not a text field of {kind}; allowed: {allowed}",
+  'validation.notEntryTextField': "'{field}' is not a text field of {kind} price-list entries; allowed: {allowed}",
+  'validation.replaceContradicts': 'replace=true contradicts mode={mode}',
+  'validation.dioptres': 'must be between -{max} and +{max} dioptres',
+  'validation.quarterDioptres': 'must be in steps of 0.25 dioptre (e.g. -2.75)',
+  'validation.degrees': 'must be a whole number of degrees from 0 to 180',
+
+  // Authentication and roles.
+  'auth.tokenRequired': 'This API needs a Bearer token (Authorization: Bearer …)',
+  'auth.writeRole': 'Changing prices needs the role {role}, which {name} does not have',
+  'auth.readRole': 'Reading purchase prices and the change history needs the role {role}, which {name} does not have',
+  'auth.issuedInFuture': 'The token is issued in the future',
+  'auth.livesTooLong': 'The token lives longer than the maximum token age allows',
+  'auth.noUser': 'The token names no user (preferred_username, name or sub)',
+  'auth.tooOld': 'The token is older than the maximum token age',
+  'auth.expired': 'The token has expired',
+  'auth.otherIssuer': 'The token was issued by another issuer',
+  'auth.otherAudience': 'The token is meant for another audience',
+  'auth.notYetValid': 'The token is not valid yet',
+  'auth.claim': "The token's {claim} claim is missing or invalid",
+  'auth.malformed': 'The token is malformed or its signature is not valid',
+  'auth.providerUnavailable': "The identity provider's keys cannot be fetched; try again shortly",
+
+  // The glass price list: entries, versions (412), duplicates (409), history and reverts.
+  'entry.notFound': 'No glass price entry {id}',
+  'entry.noHistory': 'No glass price entry {id} and no history of one',
+  'entry.changedSince': 'Entry {id} was changed since (If-Match {tag}; its ETag is now {current}); read it again',
+  'entry.neverHadVersion': 'Entry {id} never had the version If-Match names ({tag}); its ETag is {current}',
+  'entry.duplicate': 'An entry for {manufacturer} / {brand} / {model} already exists (id {id})',
+  'change.notFound': 'No glass price change {id}',
+  'change.alreadyReverted': 'Change {id} was already reverted by change {revertedBy}',
+  'change.revertConflicts': 'No entry of change {id} can be restored: every one was changed since',
+
+  // The bulk price change and its dry run's reasons.
+  'bulk.rejected':
+    '{count} {count|entry|entries} would get a {field} of 0 or less, or above {max}; nothing was changed: {entries}',
+  'bulk.rejectedMore':
+    '{count} {count|entry|entries} would get a {field} of 0 or less, or above {max}; nothing was changed: {entries}; and {more} more',
+  'bulk.roundRequired': 'is required: one of {allowed} (TO_INT is an alias of WHOLE)',
+  'bulk.roundOneOf': 'must be one of {allowed} (TO_INT is an alias of WHOLE)',
+  'bulk.changedMeanwhile': 'The glass price list changed during the bulk change; nothing was changed, try again',
+  'bulk.wouldBeRefused':
+    '{count} selected {count|entry|entries} would get a {field} of 0 or less, or above {max} (see rejected): the call would be refused (422) and change nothing',
+  'bulk.nothingSelected': 'The filters and the price band select no entry',
+  'bulk.nothingChanges': 'Every selected entry already holds its new {field}: the call would change nothing',
+
+  // The import: its refusals, then the problems of a file by line and column.
+  'import.problems': 'The file has {count} {count|problem|problems}; nothing was written',
+  'import.problemsListed':
+    'The file has {count} {count|problem|problems} (the first {listed} listed); nothing was written',
+  'import.emptyFile': 'The file is empty; nothing was written',
+  'import.tooLarge':
+    'The file is larger than {limit} bytes (IMPORT_BODY_LIMIT); split it or import it with the command line',
+  'import.uploadEnded': 'The request ended before its upload could be imported',
+  'import.replaceByBrand':
+    "Every row of the file has the brand '{value}', so the file looks like a filtered export, and replacing the list with it would delete {count} {count|entry|entries}, {other} of them of another brand; nothing was written. Repeat with confirmDeletes={count} to replace anyway, or use mode=upsert to update the prices of the file’s rows only",
+  'import.replaceByManufacturer':
+    "Every row of the file has the manufacturer '{value}', so the file looks like a filtered export, and replacing the list with it would delete {count} {count|entry|entries}, {other} of them of another manufacturer; nothing was written. Repeat with confirmDeletes={count} to replace anyway, or use mode=upsert to update the prices of the file’s rows only",
+  'import.notNegative': 'must not be negative',
+  'import.maxMoney': 'must be at most 99 999 999.99',
+  'import.outOfRange': 'is out of range',
+  'import.nul': 'contains a NUL character',
+  'import.notUtf8Value': 'is not valid UTF-8 (save the file as "CSV UTF-8")',
+  'import.tooLong': 'is longer than {max} characters',
+  'import.decimals': 'has more than {scale} {scale|decimal|decimals}',
+  'import.notWholeNumber': "must be a whole number (got '{value}')",
+  'import.notNumber': "must be a number (got '{value}')",
+  'import.notNumberComma':
+    "must be a number (got '{value}'); the decimal separator is a point in a file separated by commas",
+  'import.exceeds': 'must not exceed {other} ({from} > {to})',
+  'import.fileNotUtf8': 'the file is not UTF-8 text (save it as CSV UTF-8)',
+  'import.fileNotXlsx': 'the file is not a readable XLSX workbook (save it as an Excel workbook, .xlsx)',
+  'import.malformedCsv': 'malformed CSV: {reason}',
+  'import.unreadable': 'cannot read the file: {reason}',
+  'import.databaseRejected': 'the database rejected the file: {reason}',
+  'import.fileEmpty': 'the file is empty',
+  'import.noRows': 'the file has no rows',
+  'import.columnTwice': 'the column appears twice',
+  'import.columnMissing': 'required column is missing',
+  'import.unknownColumn': 'unknown column; the columns are {columns} (in Russian: {russian})',
+  'import.fieldCount': 'has {count} {count|field|fields}, the header has {header}',
+  'import.duplicateKeys': 'duplicates the keys and bounds of line {line}',
+  'import.duplicateBarcode': 'duplicates the barcode of line {line}',
+  'import.keysInPriceList':
+    'the keys and bounds are already in the price list (id {id}): the mode upsert updates its prices',
+  'import.barcodeInNomenclature': 'the barcode is already in the nomenclature (id {id}): the mode upsert updates it',
+
+  // Look-alike keys (what the migration that brought keys to one form found), for the log and the terminal.
+  'lookAlike.normalised':
+    '{count} glass price {count|entry|entries} had look-alike keys brought to one form (history: by system)',
+  'lookAlike.leftAsIs': 'look-alike key left as it is: entry {id} ({manufacturer} / {brand} / {model}): {reason}',
+  'lookAlike.refused':
+    'key the API would refuse, left as it is: entry {id} ({manufacturer} / {brand} / {model}): {reason}',
+} as const
+
+export type MessageKey = keyof typeof en
+
+const ru: Readonly<Record<MessageKey, string>> = {
+  // Titles of problems.
+  'title.400': 'Некорректный запрос',
+  'title.401': 'Требуется аутентификация',
+  'title.403': 'Доступ запрещён',
+  'title.404': 'Не найдено',
+  'title.405': 'Метод не поддерживается',
+  'title.408': 'Истекло время запроса',
+  'title.409': 'Конфликт',
+  'title.412': 'Условие не выполнено',
+  'title.413': 'Слишком большой запрос',
+  'title.415': 'Неподдерживаемый тип данных',
+  'title.422': 'Необрабатываемые данные',
+  'title.429': 'Слишком много запросов',
+  'title.431': 'Слишком большие заголовки',
+  'title.500': 'Внутренняя ошибка сервиса',
+  'title.503': 'Сервис недоступен',
+
+  // The request itself.
+  'request.noResource': 'По адресу {path} ничего нет',
+  'request.noRoute': 'Нет ресурса {method} {path}',
+  'request.methodNotAllowed': 'Метод {method} не поддерживается для {path}; допустимы: {allowed}',
+  'request.badUrl': 'URL содержит некорректное %-кодирование',
+  'request.badQuery': 'URL содержит некорректное %-кодирование (в строке запроса)',
+  'request.notHttp': 'Запрос не является корректным HTTP-запросом',
+  'request.headersTooLarge': 'Заголовки запроса слишком велики',
+  'request.notInTime': 'Запрос не пришёл вовремя',
+  'request.bodyTooLarge': 'Тело запроса больше {limit} байт',
+  'request.bodyEmpty': 'Тело запроса пустое',
+  'request.contentLength': 'Content-Length не совпадает с длиной тела запроса',
+  'request.notJson': 'Тело запроса — некорректный JSON',
+  'request.forbiddenProperty': 'В теле запроса запрещённое имя свойства (__proto__ или constructor.prototype)',
+  'request.notUtf8': 'Тело запроса не в кодировке UTF-8: {errors}',
+  'request.bodyRequired': 'Нужно тело запроса в формате JSON',
+  'request.mediaType': 'Content-Type {given} не поддерживается; отправьте {wanted}',
+  'request.noMediaType': 'Для тела запроса нужен Content-Type: {wanted}',
+  'request.abandoned': 'Запрос прерван',
+  'request.timedOut': 'Запрос выполнялся слишком долго и был прерван; повторите чуть позже',
+  'request.databaseUnavailable': 'База данных недоступна; повторите чуть позже',
+  'request.valueOutOfRange': 'Значение в запросе вне допустимого диапазона или недопустимо',
+  'request.duplicateKey': 'Позиция с таким ключом уже есть',
+  'request.concurrentChange': 'Одновременное изменение помешало этому; повторите',
+  'request.unexpected': 'Непредвиденная ошибка; она записана в журнал',
+  'request.tooManyRequests':
+    'Слишком много запросов: не больше {max} за {seconds} с от одного клиента; повторите через {after}',
+
+  // Validation.
+  'validation.invalidBody': 'Ошибки в теле запроса: {errors}',
+  'validation.invalidQuery': 'Ошибки в параметрах запроса: {errors}',
+  'validation.invalidParams': 'Ошибки в пути запроса: {errors}',
+  'validation.invalidHeaders': 'Ошибки в заголовках: {errors}',
+  'validation.invalidRequest': 'Ошибки в запросе: {errors}',
+  'validation.invalidEntry': 'Ошибки в позиции: {errors}',
+  'validation.invalidFilters': 'Ошибки в фильтрах: {errors}',
+  'validation.invalidBulkChange': 'Ошибки в массовом изменении цен: {errors}',
+  'validation.invalidPrescription': 'Ошибки в рецепте: {errors}',
+  'validation.invalid': 'Некорректный запрос ({where})',
+  'validation.field': '{field}: {message}',
+  'validation.required': 'обязательное значение',
+  'validation.notNull': 'не может быть null',
+  'validation.string': 'должно быть строкой',
+  'validation.integer': 'должно быть целым числом',
+  'validation.number': 'должно быть числом',
+  'validation.boolean': 'должно быть true или false',
+  'validation.object': 'должно быть объектом',
+  'validation.array': 'должно быть списком',
+  'validation.type': 'должно иметь тип {type}',
+  'validation.oneOf': 'должно быть одним из: {allowed}',
+  'validation.maxLength': 'не длиннее {limit} символов',
+  'validation.minLength': 'не короче {limit} символов',
+  'validation.maxItems': 'не больше {limit} элементов',
+  'validation.minItems': 'не меньше {limit} элементов',
+  'validation.additionalProperty': 'свойство {property} не допускается',
+  'validation.invalidValue': 'некорректное значение',
+  'validation.blank': 'не может быть пустым',
+  'validation.positiveInteger': 'должно быть целым положительным числом',
+  'validation.wholeNumber': 'должно быть целым числом',
+  'validation.decimalPlaces': 'не больше {scale} {scale|знака|знаков|знаков} после запятой',
+  'validation.greaterThan': 'должно быть больше {bound}',
+  'validation.atLeast': 'должно быть не меньше {min}',
+  'validation.atMost': 'должно быть не больше {max}',
+  'validation.between': 'должно быть от {min} до {max}',
+  'validation.notGreaterThan': 'не может быть больше {other}',
+  'validation.nul': 'не может содержать символ NUL',
+  'validation.loneSurrogate': 'должно быть корректным текстом Юникода (в нём непарный суррогат)',
+  'validation.utf8': 'должно быть в кодировке UTF-8',
+  'validation.replacementCharacter': 'должно быть корректным текстом UTF-8 (в нём U+FFFD — след нечитаемых байтов)',
+  'validation.bidiControls': 'не может содержать управляющие символы направления текста (U+202A–U+202E, U+2066–U+2069)',
+  'validation.sort': 'нельзя сортировать по «{property}»; можно по: {allowed}',
+  'validation.notTextField': '«{field}» — не текстовое поле {kind}; допустимы: {allowed}',
+  'validation.notEntryTextField': '«{field}» — не текстовое поле позиций прайс-листа {kind}; допустимы: {allowed}',
+  'validation.replaceContradicts': 'replace=true противоречит mode={mode}',
+  'validation.dioptres': 'должно быть от -{max} до +{max} диоптрий',
+  'validation.quarterDioptres': 'должно быть кратно 0,25 диоптрии (например, -2.75)',
+  'validation.degrees': 'должно быть целым числом градусов от 0 до 180',
+
+  // Authentication and roles.
+  'auth.tokenRequired': 'Для этого API нужен Bearer-токен (Authorization: Bearer …)',
+  'auth.writeRole': 'Для изменения цен нужна роль {role}, а у {name} её нет',
+  'auth.readRole': 'Для просмотра закупочных цен и истории изменений нужна роль {role}, а у {name} её нет',
+  'auth.issuedInFuture': 'Токен выпущен в будущем',
+  'auth.livesTooLong': 'Срок жизни токена больше допустимого',
+  'auth.noUser': 'В токене не указан пользователь (preferred_username, name или sub)',
+  'auth.tooOld': 'Токен старше допустимого возраста',
+  'auth.expired': 'Срок действия токена истёк',
+  'auth.otherIssuer': 'Токен выпущен другим издателем',
+  'auth.otherAudience': 'Токен предназначен для другой аудитории',
+  'auth.notYetValid': 'Токен ещё не действует',
+  'auth.claim': 'В токене нет поля {claim} или оно некорректно',
+  'auth.malformed': 'Токен повреждён или его подпись неверна',
+  'auth.providerUnavailable': 'Не удаётся получить ключи провайдера учётных записей; повторите чуть позже',
+
+  // The glass price list.
+  'entry.notFound': 'Нет позиции прайс-листа оправ с id {id}',
+  'entry.noHistory': 'Нет позиции прайс-листа оправ с id {id} и её истории',
+  'entry.changedSince':
+    'Позиция {id} изменена после того, как вы её прочитали (If-Match {tag}; её ETag теперь {current}); прочитайте её заново',
+  'entry.neverHadVersion': 'У позиции {id} не было версии из If-Match ({tag}); её ETag {current}',
+  'entry.duplicate': 'Позиция {manufacturer} / {brand} / {model} уже есть в прайс-листе (id {id})',
+  'change.notFound': 'Нет изменения прайс-листа оправ с номером {id}',
+  'change.alreadyReverted': 'Изменение {id} уже отменено изменением {revertedBy}',
+  'change.revertConflicts': 'Ни одну позицию изменения {id} нельзя восстановить: все они с тех пор изменены',
+
+  // The bulk price change and its dry run's reasons.
+  'bulk.rejected':
+    'У {count} {count|позиции|позиций|позиций} {field} стал бы 0 или меньше либо больше {max}; ничего не изменено: {entries}',
+  'bulk.rejectedMore':
+    'У {count} {count|позиции|позиций|позиций} {field} стал бы 0 или меньше либо больше {max}; ничего не изменено: {entries}; и ещё {more}',
+  'bulk.roundRequired': 'обязательное значение, одно из: {allowed} (TO_INT — то же, что WHOLE)',
+  'bulk.roundOneOf': 'должно быть одним из: {allowed} (TO_INT — то же, что WHOLE)',
+  'bulk.changedMeanwhile': 'Прайс-лист оправ изменился во время массового изменения; ничего не изменено, повторите',
+  'bulk.wouldBeRefused':
+    'У {count} {count|выбранной позиции|выбранных позиций|выбранных позиций} {field} стал бы 0 или меньше либо больше {max} (см. rejected): запрос будет отклонён (422) и ничего не изменит',
+  'bulk.nothingSelected': 'Под фильтры и диапазон цен не попала ни одна позиция',
+  'bulk.nothingChanges': 'У всех выбранных позиций {field} уже равен новому: запрос ничего не изменит',
+
+  // The import.
+  'import.problems': 'В файле {count} {count|ошибка|ошибки|ошибок}; ничего не записано',
+  'import.problemsListed':
+    'В файле {count} {count|ошибка|ошибки|ошибок} (показаны первые {listed}); ничего не записано',
+  'import.emptyFile': 'Файл пуст; ничего не записано',
+  'import.tooLarge':
+    'Файл больше {limit} байт (IMPORT_BODY_LIMIT); разделите его на части или загрузите через командную строку',
+  'import.uploadEnded': 'Запрос оборвался до того, как файл удалось загрузить',
+  'import.replaceByBrand':
+    'Во всех строках файла бренд «{value}» — похоже на выгрузку с фильтром; замена прайс-листа этим файлом удалит {count} {count|позицию|позиции|позиций}, из них {other} других брендов; ничего не записано. Чтобы всё равно заменить, повторите с confirmDeletes={count}, а чтобы обновить цены только строк файла — mode=upsert',
+  'import.replaceByManufacturer':
+    'Во всех строках файла производитель «{value}» — похоже на выгрузку с фильтром; замена прайс-листа этим файлом удалит {count} {count|позицию|позиции|позиций}, из них {other} других производителей; ничего не записано. Чтобы всё равно заменить, повторите с confirmDeletes={count}, а чтобы обновить цены только строк файла — mode=upsert',
+  'import.notNegative': 'не может быть отрицательным',
+  'import.maxMoney': 'не больше 99 999 999,99',
+  'import.outOfRange': 'вне допустимого диапазона',
+  'import.nul': 'содержит символ NUL',
+  'import.notUtf8Value': 'не в кодировке UTF-8 (сохраните файл как «CSV UTF-8»)',
+  'import.tooLong': 'длиннее {max} символов',
+  'import.decimals': 'больше {scale} {scale|знака|знаков|знаков} после запятой',
+  'import.notWholeNumber': 'должно быть целым числом (получено «{value}»)',
+  'import.notNumber': 'должно быть числом (получено «{value}»)',
+  'import.notNumberComma':
+    'должно быть числом (получено «{value}»); в файле с разделителем «,» дробная часть отделяется точкой',
+  'import.exceeds': 'не может быть больше {other} ({from} > {to})',
+  'import.fileNotUtf8': 'файл не в кодировке UTF-8 (сохраните его как CSV UTF-8)',
+  'import.fileNotXlsx': 'файл не читается как книга XLSX (сохраните его как книгу Excel, .xlsx)',
+  'import.malformedCsv': 'ошибка формата CSV: {reason}',
+  'import.unreadable': 'не удаётся прочитать файл: {reason}',
+  'import.databaseRejected': 'база данных не приняла файл: {reason}',
+  'import.fileEmpty': 'файл пуст',
+  'import.noRows': 'в файле нет строк',
+  'import.columnTwice': 'столбец указан дважды',
+  'import.columnMissing': 'нет обязательного столбца',
+  'import.unknownColumn': 'неизвестный столбец; столбцы: {russian} (или {columns})',
+  'import.fieldCount': '{count} {count|поле|поля|полей}, а в заголовке {header}',
+  'import.duplicateKeys': 'повторяет ключи и границы строки {line}',
+  'import.duplicateBarcode': 'повторяет штрихкод строки {line}',
+  'import.keysInPriceList': 'такие ключи и границы уже есть в прайс-листе (id {id}): режим upsert обновит цены',
+  'import.barcodeInNomenclature': 'такой штрихкод уже есть в номенклатуре (id {id}): режим upsert обновит товар',
+
+  // Look-alike keys.
+  'lookAlike.normalised':
+    'У {count} {count|позиции|позиций|позиций} прайс-листа оправ похожие ключи приведены к одному виду (в истории: system)',
+  'lookAlike.leftAsIs': 'похожий ключ оставлен как есть: позиция {id} ({manufacturer} / {brand} / {model}): {reason}',
+  'lookAlike.refused':
+    'ключ, который API не примет, оставлен как есть: позиция {id} ({manufacturer} / {brand} / {model}): {reason}',
+}
+
+/** The catalogues by language (for tests and tools; code renders through {@link text} and {@link translate}). */
+export const catalogues: Readonly<Record<Language, Readonly<Record<MessageKey, string>>>> = { en, ru }
+
+export type MessageValues = Readonly<Record<string, string | number>>
+
+/**
+ * Values whose text is itself a message (`message`), or a list of `field message` pairs joined by `; `
+ * (`errors`, `reason`): translated too, so a detail that quotes field errors reads in one language.
+ */
+const nestedValues = new Set(['message', 'errors', 'reason'])
+
+const placeholder = /\{(\w+)(?:\|([^}]*))?\}/g
+
+/** The message of a key with its values, in the language (English unless said). */
+export function messageText(key: MessageKey, values: MessageValues = {}, language: Language = 'en'): string {
+  return fill(catalogues[language][key], values, language)
+}
+
+function fill(template: string, values: MessageValues, language: Language): string {
+  return template.replace(placeholder, (_whole, name: string, forms: string | undefined) => {
+    const value = values[name]
+    if (value === undefined) throw new Error(`message value ${name} is missing`)
+    return forms === undefined ? String(value) : pluralForm(Number(value), forms.split('|'), language)
+  })
+}
+
+const pluralRules = { en: new Intl.PluralRules('en'), ru: new Intl.PluralRules('ru') }
+const pluralOrder: Record<Language, readonly Intl.LDMLPluralRule[]> = {
+  en: ['one', 'other'],
+  ru: ['one', 'few', 'many'],
+}
+
+function pluralForm(count: number, forms: readonly string[], language: Language): string {
+  const index = pluralOrder[language].indexOf(pluralRules[language].select(count))
+  return forms[index === -1 ? forms.length - 1 : index] ?? forms[forms.length - 1] ?? ''
+}
+
+/** The names of a template's values (plain and counted), sorted: the same per key in every language. */
+export function placeholdersOf(template: string): string[] {
+  return [...new Set([...template.matchAll(placeholder)].map((match) => match[1] ?? ''))].sort()
+}
+
+interface Matcher {
+  readonly key: MessageKey
+  readonly pattern: RegExp
+  readonly names: readonly string[]
+}
+
+/**
+ * The English templates as anchored patterns, the most specific (the most literal text) first, so that
+ * `must be a number (got '…'); the decimal separator …` is not read as `must be a number (got '{value}')`.
+ */
+const matchers: readonly Matcher[] = (Object.entries(en) as [MessageKey, string][])
+  .map(([key, template]) => {
+    const names: string[] = []
+    let source = ''
+    let literal = 0
+    let last = 0
+    for (const match of template.matchAll(placeholder)) {
+      const before = template.slice(last, match.index)
+      source += escapePattern(before)
+      literal += before.length
+      if (match[2] === undefined) {
+        names.push(match[1] ?? '')
+        source += '([\\s\\S]*?)'
+      } else {
+        source += `(?:${match[2].split('|').map(escapePattern).join('|')})`
+      }
+      last = match.index + match[0].length
+    }
+    source += escapePattern(template.slice(last))
+    literal += template.length - last
+    return { key, pattern: new RegExp(`^${source}$`), names, literal }
+  })
+  .sort((a, b) => b.literal - a.literal)
+
+function escapePattern(literal: string): string {
+  return literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
+/** The key and values of an English message the catalogue knows, else undefined. */
+export function parseMessage(message: string): { key: MessageKey; values: Record<string, string> } | undefined {
+  for (const { key, pattern, names } of matchers) {
+    const match = pattern.exec(message)
+    if (!match) continue
+    const values: Record<string, string> = {}
+    names.forEach((name, index) => {
+      if (values[name] === undefined) values[name] = match[index + 1] ?? ''
+    })
+    return { key, values }
+  }
+  return undefined
+}
+
+/** An English message in the language: the catalogue's text for a message it knows, else the English as it is. */
+export function translate(message: string, language: Language): string {
+  if (language === 'en') return message
+  const parsed = parseMessage(message)
+  if (!parsed) return message
+  const values: Record<string, string> = {}
+  for (const [name, value] of Object.entries(parsed.values)) {
+    values[name] = nestedValues.has(name) ? translateList(value, language) : value
+  }
+  return messageText(parsed.key, values, language)
+}
+
+/** A message, or `field message` pairs joined by `; `, in the language. */
+function translateList(value: string, language: Language): string {
+  const whole = translate(value, language)
+  if (whole !== value || !value.includes(' ')) return whole
+  return value
+    .split('; ')
+    .map((pair) => {
+      const space = pair.indexOf(' ')
+      return space === -1 ? pair : `${pair.slice(0, space)} ${translate(pair.slice(space + 1), language)}`
+    })
+    .join('; ')
+}
+
+/** The status's title in the language; an unlisted status keeps the English reason phrase. */
+export function translateTitle(status: number, english: string, language: Language): string {
+  const key = `title.${status}` as MessageKey
+  return key in en ? messageText(key, {}, language) : english
+}
 
 /**
  * The language of the answer: the first of `ru`, `en` the client's `Accept-Language` ranks highest (`q` weights
@@ -26,132 +525,4 @@ export function negotiateLanguage(header: string | undefined, fallback: Language
     if (language && (!best || q > best.q)) best = { language, q }
   }
   return best?.language ?? fallback
-}
-
-const titles: Readonly<Record<number, string>> = {
-  400: 'Некорректный запрос',
-  401: 'Требуется аутентификация',
-  403: 'Доступ запрещён',
-  404: 'Не найдено',
-  405: 'Метод не поддерживается',
-  408: 'Истекло время запроса',
-  409: 'Конфликт',
-  412: 'Условие не выполнено',
-  413: 'Слишком большой запрос',
-  415: 'Неподдерживаемый тип данных',
-  422: 'Необрабатываемые данные',
-  429: 'Слишком много запросов',
-  431: 'Слишком большие заголовки',
-  500: 'Внутренняя ошибка сервиса',
-  503: 'Сервис недоступен',
-}
-
-/** The status's title (reason phrase) in the language; English stays the HTTP reason phrase. */
-export function translateTitle(status: number, english: string, language: Language): string {
-  return language === 'ru' ? (titles[status] ?? english) : english
-}
-
-type Entry = readonly [RegExp, (...groups: string[]) => string]
-
-const plural = (n: string, one: string, few: string, many: string): string => {
-  const value = Number(n) % 100
-  const last = value % 10
-  if (value >= 11 && value <= 14) return many
-  return last === 1 ? one : last >= 2 && last <= 4 ? few : many
-}
-
-/** English message → Russian, whole messages only (each pattern is anchored). Order matters: first match wins. */
-const catalogue: readonly Entry[] = [
-  // Import problems (per line and column of a file).
-  [/^is required$/, () => 'обязательное значение'],
-  [/^must not be null$/, () => 'не может быть null'],
-  [/^must not be negative$/, () => 'не может быть отрицательным'],
-  [/^must be at most 99 999 999\.99$/, () => 'не больше 99 999 999,99'],
-  [/^is out of range$/, () => 'вне допустимого диапазона'],
-  [/^contains a NUL character$/, () => 'содержит символ NUL'],
-  [/^is longer than (\d+) characters$/, (n) => `длиннее ${n} символов`],
-  [/^has more than (\d+) decimals?$/, (n) => `больше ${n} ${plural(n, 'знака', 'знаков', 'знаков')} после запятой`],
-  [/^must be a whole number \(got '(.*)'\)$/s, (v) => `должно быть целым числом (получено «${v}»)`],
-  [
-    /^must be a number \(got '(.*)'\); the decimal separator is a point in a file separated by commas$/s,
-    (v) => `должно быть числом (получено «${v}»); в файле с разделителем «,» дробная часть отделяется точкой`,
-  ],
-  [/^must be a number \(got '(.*)'\)$/s, (v) => `должно быть числом (получено «${v}»)`],
-  [/^must not exceed (\w+) \((.*) > (.*)\)$/, (to, a, b) => `не может быть больше ${to} (${a} > ${b})`],
-  [
-    /^is not valid UTF-8 \(save the file as "CSV UTF-8"\)$/,
-    () => 'не в кодировке UTF-8 (сохраните файл как «CSV UTF-8»)',
-  ],
-  [/^the file is empty$/, () => 'файл пуст'],
-  [/^the file has no rows$/, () => 'в файле нет строк'],
-  [/^the column appears twice$/, () => 'столбец указан дважды'],
-  [/^required column is missing$/, () => 'нет обязательного столбца'],
-  [
-    /^unknown column; the columns are (.*) \(in Russian: (.*)\)$/,
-    (en, ru) => `неизвестный столбец; столбцы: ${ru} (или ${en})`,
-  ],
-  [/^duplicates the keys and bounds of line (\d+)$/, (n) => `повторяет ключи и границы строки ${n}`],
-  [/^duplicates the barcode of line (\d+)$/, (n) => `повторяет штрихкод строки ${n}`],
-  [
-    /^the keys and bounds are already in the price list \(id (\d+)\): the mode upsert updates its prices$/,
-    (id) => `такие ключи и границы уже есть в прайс-листе (id ${id}): режим upsert обновит цены`,
-  ],
-  [
-    /^the barcode is already in the nomenclature \(id (\d+)\): the mode upsert updates it$/,
-    (id) => `такой штрихкод уже есть в номенклатуре (id ${id}): режим upsert обновит товар`,
-  ],
-  [
-    /^has (\d+) fields?, the header has (\d+)$/,
-    (n, h) => `${n} ${plural(n, 'поле', 'поля', 'полей')}, а в заголовке ${h}`,
-  ],
-  [
-    /^the file is not a readable XLSX workbook \(save it as an Excel workbook, \.xlsx\)$/,
-    () => 'файл не читается как книга XLSX (сохраните его как книгу Excel, .xlsx)',
-  ],
-  [
-    /^the file is not UTF-8 text \(save it as CSV UTF-8\)$/,
-    () => 'файл не в кодировке UTF-8 (сохраните его как CSV UTF-8)',
-  ],
-  // Refusals of the import and of the price list.
-  [
-    /^The file has (\d+) problems?( \(the first (\d+) listed\))?; nothing was written$/,
-    (n, listed, first) =>
-      `В файле ${n} ${plural(n, 'ошибка', 'ошибки', 'ошибок')}${listed ? ` (показаны первые ${first})` : ''}; ничего не записано`,
-  ],
-  [/^The file is empty; nothing was written$/, () => 'Файл пуст; ничего не записано'],
-  [
-    /^Every row of the file has the (\w+) '(.*)', so the file looks like a filtered export, and replacing the list with it would delete (\d+) entr(?:y|ies), (\d+) of them of another \w+; nothing was written\. Repeat with confirmDeletes=(\d+) to replace anyway, or use mode=upsert to update the prices of the file’s rows only$/s,
-    (column, value, n, other, confirm) =>
-      `Во всех строках файла ${column === 'brand' ? 'бренд' : 'производитель'} «${value}» — похоже на выгрузку с ` +
-      `фильтром; замена прайс-листа этим файлом удалит ${n} ${plural(n, 'позицию', 'позиции', 'позиций')}, из них ` +
-      `${other} других ${column === 'brand' ? 'брендов' : 'производителей'}; ничего не записано. Чтобы всё равно ` +
-      `заменить, повторите с confirmDeletes=${confirm}, а чтобы обновить цены только строк файла — mode=upsert`,
-  ],
-  [
-    /^Entry (\d+) was changed since \(If-Match (.*); its ETag is now (.*)\); read it again$/,
-    (id, tag, now) =>
-      `Позиция ${id} изменена после чтения (If-Match ${tag}; её ETag теперь ${now}); прочитайте её заново`,
-  ],
-  [
-    /^Entry (\d+) never had the version If-Match names \((.*)\); its ETag is (.*)$/,
-    (id, tag, now) => `У позиции ${id} не было версии из If-Match (${tag}); её ETag ${now}`,
-  ],
-  [/^An entry for (.*) already exists \(id (\d+)\)$/s, (key, id) => `Позиция ${key} уже есть (id ${id})`],
-  [/^No glass price entry (\d+)$/, (id) => `Нет позиции прайс-листа оправ с id ${id}`],
-  [
-    /^No glass price entry (\d+) and no history of one$/,
-    (id) => `Нет позиции прайс-листа оправ с id ${id} и её истории`,
-  ],
-  [/^No glass price change (\d+)$/, (id) => `Нет изменения прайс-листа оправ с номером ${id}`],
-  [/^Change (\d+) was already reverted by change (\d+)$/, (a, b) => `Изменение ${a} уже отменено изменением ${b}`],
-]
-
-/** A message in the language: the catalogue's Russian for a message it knows, else the English as it is. */
-export function translate(message: string, language: Language): string {
-  if (language === 'en') return message
-  for (const [pattern, russian] of catalogue) {
-    const match = pattern.exec(message)
-    if (match) return russian(...match.slice(1).map((group) => group ?? ''))
-  }
-  return message
 }

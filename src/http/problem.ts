@@ -2,7 +2,14 @@ import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'
 import FindMyWay, { type HTTPMethod } from 'find-my-way'
-import { type Language, negotiateLanguage, translate, translateTitle } from './messages.js'
+import {
+  type Language,
+  type MessageKey,
+  messageText,
+  negotiateLanguage,
+  translate,
+  translateTitle,
+} from './messages.js'
 import { defaultProblemCode, type ProblemCode, problemTypeUri } from './problem-types.js'
 import { isAbandonment, RequestBodyTimeoutError, RequestTimeoutError } from './request-timeout.js'
 
@@ -43,7 +50,11 @@ export const badRequest = (detail: string, errors?: readonly FieldError[]) =>
 
 /** A 400 for one field, with the field named in `errors`. */
 export const invalidField = (field: string, message: string) =>
-  new ProblemError(400, `${field}: ${message}`, { errors: [{ field, message }] })
+  new ProblemError(400, messageText('validation.field', { field, message }), { errors: [{ field, message }] })
+
+/** The `field message; …` list a validation detail quotes its field errors in. */
+export const listFieldErrors = (errors: readonly FieldError[]): string =>
+  errors.map((e) => `${e.field} ${e.message}`).join('; ')
 
 /** A 401 with its `WWW-Authenticate` challenge (RFC 6750 for Bearer tokens). */
 export const unauthorized = (detail: string, challenge: string) =>
@@ -106,8 +117,7 @@ export function sendProblem(
   extra: ProblemExtra = {},
 ): FastifyReply {
   for (const [name, value] of Object.entries(extra.headers ?? {})) reply.header(name, value)
-  const fallback = (request.server as Partial<FastifyInstance>).config?.messagesLanguage ?? 'en'
-  const language = negotiateLanguage(request.headers['accept-language'], fallback)
+  const language = requestLanguage(request)
   const body = localise(problemBody(status, detail, instancePath(request), extra), language)
   return reply
     .header('content-language', language)
@@ -117,12 +127,21 @@ export function sendProblem(
     .send(body)
 }
 
-/** A problem's human texts in the language (messages.ts); codes, fields and values stay as they are. */
+/** The language a request's answer speaks: its `Accept-Language`, else `MESSAGES_LANGUAGE`. */
+export function requestLanguage(request: FastifyRequest): Language {
+  const fallback = (request.server as Partial<FastifyInstance>).config?.messagesLanguage ?? 'en'
+  return negotiateLanguage(request.headers['accept-language'], fallback)
+}
+
+/**
+ * A problem's human texts in the language (messages.ts); codes, fields and values stay as they are, and so does
+ * `error`, Spring's English reason phrase.
+ */
 function localise(body: ProblemBody, language: Language): ProblemBody {
   if (language === 'en') return body
   const title = translateTitle(body.status, body.title, language)
   const detail = translate(body.detail, language)
-  const localised: ProblemBody = { ...body, title, detail, error: title, message: detail }
+  const localised: ProblemBody = { ...body, title, detail, message: detail }
   if (body.errors) {
     localised.errors = body.errors.map((error) => ({ ...error, message: translate(error.message, language) }))
   }
@@ -168,6 +187,27 @@ interface AjvError {
   data?: unknown
 }
 
+/** The JSON types whose messages the catalogue words (`validation.string`, …). */
+const typeMessages = new Set([
+  'validation.string',
+  'validation.integer',
+  'validation.number',
+  'validation.boolean',
+  'validation.object',
+  'validation.array',
+])
+
+/** Ajv's limit keywords and their messages. */
+const limitMessages: Readonly<Record<string, MessageKey>> = {
+  maxLength: 'validation.maxLength',
+  minLength: 'validation.minLength',
+  maxItems: 'validation.maxItems',
+  minItems: 'validation.minItems',
+  minimum: 'validation.atLeast',
+  maximum: 'validation.atMost',
+  exclusiveMinimum: 'validation.greaterThan',
+}
+
 /** Turns schema validation errors into one `{field, message}` per field, in words a front-end developer reads. */
 export function fieldErrors(validation: readonly AjvError[]): FieldError[] {
   const byField = new Map<string, string>()
@@ -177,27 +217,32 @@ export function fieldErrors(validation: readonly AjvError[]): FieldError[] {
     if (error.keyword === 'required') {
       const missing = String(error.params.missingProperty ?? '')
       field = field ? `${field}.${missing}` : missing
-      message = 'is required'
+      message = messageText('validation.required')
     } else if (error.keyword === 'type' && error.data === null) {
-      message = 'must not be null'
+      message = messageText('validation.notNull')
     } else if (error.keyword === 'type') {
       const expected = String(error.params.type ?? '')
         .split(',')
         .filter((t) => t !== 'null')
-      const names = expected.length > 0 ? expected.join(' or ') : 'value'
-      message = `must be ${/^[aeiou]/.test(names) ? 'an' : 'a'} ${names}`
-      if (expected.includes('string') && expected.includes('number')) message = 'must be a number'
+      const single = expected.includes('number') ? 'number' : expected.length === 1 ? expected[0] : undefined
+      message =
+        single && typeMessages.has(`validation.${single}`)
+          ? messageText(`validation.${single}` as MessageKey)
+          : messageText('validation.type', { type: expected.join(' or ') || 'value' })
     } else if (error.keyword === 'pattern' && error.params.pattern && String(error.params.pattern).includes('\\d')) {
-      message = 'must be a number'
+      message = messageText('validation.number')
     } else if (error.keyword === 'enum' || error.keyword === 'const') {
       const allowed = (error.params.allowedValues as unknown[] | undefined) ?? [error.params.allowedValue]
-      message = `must be one of ${allowed.map(String).join(', ')}`
-    } else if (error.keyword === 'maxLength') {
-      message = `must be at most ${String(error.params.limit)} characters`
+      message = messageText('validation.oneOf', { allowed: allowed.map(String).join(', ') })
+    } else if (error.keyword in limitMessages) {
+      const limit = String(error.params.limit)
+      message = messageText(limitMessages[error.keyword] as MessageKey, { limit, min: limit, max: limit, bound: limit })
+    } else if (error.keyword === 'additionalProperties') {
+      message = messageText('validation.additionalProperty', { property: String(error.params.additionalProperty) })
     } else if (error.keyword === 'anyOf') {
       continue
     } else {
-      message = error.message ?? 'is invalid'
+      message = error.message ?? messageText('validation.invalidValue')
     }
     if (field === '') field = '(body)'
     if (!byField.has(field)) byField.set(field, message)
@@ -228,9 +273,17 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 }
 
 /** Detail of the 400 for Fastify's own body errors; anything else a parser throws is malformed JSON. */
-const bodyErrorDetails: Readonly<Record<string, string>> = {
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Content-Length does not match the length of the request body',
-  FST_ERR_CTP_EMPTY_JSON_BODY: 'The request body is empty',
+const bodyErrorDetails: Readonly<Record<string, MessageKey>> = {
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'request.contentLength',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'request.bodyEmpty',
+}
+
+/** The detail of a validation error by the part of the request at fault. */
+const invalidContext: Readonly<Record<string, MessageKey>> = {
+  body: 'validation.invalidBody',
+  querystring: 'validation.invalidQuery',
+  params: 'validation.invalidParams',
+  headers: 'validation.invalidHeaders',
 }
 
 /** Registers the one error handler, the 404/405 handler and the route table behind `Allow`. */
@@ -248,16 +301,16 @@ export function registerProblemHandlers(app: FastifyInstance): void {
     }
     if (error.validation) {
       if (error.validationContext === 'body' && (request.body === undefined || request.body === null)) {
-        return sendProblem(reply, request, 400, 'A JSON request body is required', {
-          errors: [{ field: '(body)', message: 'is required' }],
+        return sendProblem(reply, request, 400, messageText('request.bodyRequired'), {
+          errors: [{ field: '(body)', message: messageText('validation.required') }],
         })
       }
       const errors = fieldErrors(error.validation as unknown as AjvError[])
-      const where = error.validationContext === 'body' ? 'request body' : (error.validationContext ?? 'request')
+      const context = error.validationContext ?? 'request'
       const detail =
         errors.length > 0
-          ? `Invalid ${where}: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`
-          : `Invalid ${where}`
+          ? messageText(invalidContext[context] ?? 'validation.invalidRequest', { errors: listFieldErrors(errors) })
+          : messageText('validation.invalid', { where: context })
       return sendProblem(reply, request, 400, detail, { errors })
     }
     const code = String(error.code ?? '')
@@ -267,26 +320,26 @@ export function registerProblemHandlers(app: FastifyInstance): void {
     }
     if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       const limit = request.routeOptions.bodyLimit ?? app.config.bodyLimit
-      return sendProblem(reply, request, 413, `The request body is larger than ${limit} bytes`)
+      return sendProblem(reply, request, 413, messageText('request.bodyTooLarge', { limit }))
     }
     if (code.startsWith('FST_ERR_CTP_') || error instanceof SyntaxError) {
-      return sendProblem(reply, request, 400, bodyErrorDetails[code] ?? 'The request body is not valid JSON', {
+      return sendProblem(reply, request, 400, messageText(bodyErrorDetails[code] ?? 'request.notJson'), {
         code: 'malformed-body',
       })
     }
     if (error instanceof RequestBodyTimeoutError) {
       request.log.info({ timeoutMs: error.timeoutMs }, 'request body timed out')
-      return sendProblem(reply, request, 408, 'The request did not arrive in time')
+      return sendProblem(reply, request, 408, messageText('request.notInTime'))
     }
     if (isAbandonment(error) && !(error instanceof RequestTimeoutError)) {
       // The client left (or the work was abandoned): nobody reads this answer; the log says what happened.
       request.log.info({ reason: error.message }, 'request abandoned; its database work was cancelled')
-      return sendProblem(reply, request, 503, 'The request was abandoned', { headers: { 'retry-after': '5' } })
+      return sendProblem(reply, request, 503, messageText('request.abandoned'), { headers: { 'retry-after': '5' } })
     }
     if (error instanceof RequestTimeoutError || code === 'FST_ERR_HANDLER_TIMEOUT') {
       const timeoutMs = error instanceof RequestTimeoutError ? error.timeoutMs : app.config.requestTimeoutMs
       request.log.warn({ timeoutMs }, 'request timed out; its database work was cancelled')
-      return sendProblem(reply, request, 503, 'The request took too long and was abandoned; try again shortly', {
+      return sendProblem(reply, request, 503, messageText('request.timedOut'), {
         code: 'service-timeout',
         headers: { 'retry-after': '5' },
         properties: { requestId: request.id },
@@ -294,27 +347,27 @@ export function registerProblemHandlers(app: FastifyInstance): void {
     }
     if (isDatabaseUnavailable(error)) {
       request.log.error({ err: { code, message: error.message } }, 'database unavailable')
-      return sendProblem(reply, request, 503, 'The database is unavailable; try again shortly', {
+      return sendProblem(reply, request, 503, messageText('request.databaseUnavailable'), {
         headers: { 'retry-after': '5' },
         properties: { requestId: request.id },
       })
     }
     if (/^\d{5}$/.test(code) && isInputDatabaseError(code)) {
-      return sendProblem(reply, request, 400, 'A value in the request is out of range or not allowed', {
+      return sendProblem(reply, request, 400, messageText('request.valueOutOfRange'), {
         code: 'value-out-of-range',
       })
     }
     if (code === '23505') {
-      return sendProblem(reply, request, 409, 'An entry with the same key already exists', { code: 'duplicate-key' })
+      return sendProblem(reply, request, 409, messageText('request.duplicateKey'), { code: 'duplicate-key' })
     }
     if (code === '40001' || code === '40P01') {
-      return sendProblem(reply, request, 409, 'A concurrent change conflicted with this one; try again')
+      return sendProblem(reply, request, 409, messageText('request.concurrentChange'))
     }
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
     if (status === 500) {
       // The log line (which carries the request id) has the error; the body only the id to quote.
       request.log.error({ err: error }, 'unhandled error')
-      return sendProblem(reply, request, 500, 'An unexpected error occurred; it has been logged', {
+      return sendProblem(reply, request, 500, messageText('request.unexpected'), {
         properties: { requestId: request.id },
       })
     }
@@ -325,14 +378,15 @@ export function registerProblemHandlers(app: FastifyInstance): void {
   // to CORS when it is configured; without it, the preflight gets the same answer, with no CORS headers.
   const answerOptions = (request: FastifyRequest, reply: FastifyReply) => {
     const allowed = routes.methodsFor(request.url)
-    if (allowed.length === 0) return sendProblem(reply, request, 404, `No resource at ${instancePath(request)}`)
+    if (allowed.length === 0)
+      return sendProblem(reply, request, 404, messageText('request.noResource', { path: instancePath(request) }))
     return reply.code(200).header('allow', allowed.join(', ')).send()
   }
   // A query string that does not percent-decode is refused as such a path is (the router's FST_ERR_BAD_URL),
   // before authentication, rather than read with U+FFFD or the escape left as it was.
   app.addHook('onRequest', async (request) => {
     if (!queryDecodes(request.raw.url ?? request.url)) {
-      throw new ProblemError(400, 'The URL is not validly percent-encoded (in its query string)', {
+      throw new ProblemError(400, messageText('request.badQuery'), {
         code: 'malformed-request',
       })
     }
@@ -344,7 +398,10 @@ export function registerProblemHandlers(app: FastifyInstance): void {
   // authentication (onRequest), before the body is read.
   app.addHook('preParsing', async (request) => {
     if (hasEmptyParameter(request.params)) {
-      throw new ProblemError(404, `No resource at ${request.method} ${instancePath(request)}`)
+      throw new ProblemError(
+        404,
+        messageText('request.noRoute', { method: request.method, path: instancePath(request) }),
+      )
     }
   })
 
@@ -352,13 +409,22 @@ export function registerProblemHandlers(app: FastifyInstance): void {
     if (request.method === 'OPTIONS') return answerOptions(request, reply)
     const allowed = routes.methodsFor(request.url)
     if (allowed.length === 0) {
-      return sendProblem(reply, request, 404, `No resource at ${request.method} ${instancePath(request)}`)
+      return sendProblem(
+        reply,
+        request,
+        404,
+        messageText('request.noRoute', { method: request.method, path: instancePath(request) }),
+      )
     }
     return sendProblem(
       reply,
       request,
       405,
-      `${request.method} is not supported at ${instancePath(request)}; allowed: ${allowed.join(', ')}`,
+      messageText('request.methodNotAllowed', {
+        method: request.method,
+        path: instancePath(request),
+        allowed: allowed.join(', '),
+      }),
       { headers: { allow: allowed.join(', ') } },
     )
   })
@@ -406,8 +472,8 @@ export function mediaTypeDetail(request: FastifyRequest): string {
   const given = request.headers['content-type']
   const wanted = bodyTypesOf(request).join(' or ')
   return given
-    ? `Content-Type ${given.split(';')[0]?.trim()} is not supported; send ${wanted}`
-    : `A request body needs Content-Type: ${wanted}`
+    ? messageText('request.mediaType', { given: given.split(';')[0]?.trim() ?? '', wanted })
+    : messageText('request.noMediaType', { wanted })
 }
 
 function isCorsPreflight(request: FastifyRequest): boolean {
@@ -489,7 +555,7 @@ export function routesOf(app: FastifyInstance): readonly KnownRoute[] {
  */
 export const problemServerOptions = {
   frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-    const detail = error.code === 'FST_ERR_BAD_URL' ? 'The URL is not validly percent-encoded' : error.message
+    const detail = error.code === 'FST_ERR_BAD_URL' ? messageText('request.badUrl') : error.message
     sendProblem(reply, request, 400, detail, { code: 'malformed-request' })
   },
   clientErrorHandler(error: Error & { code?: string; rawPacket?: unknown }, socket: Socket) {
@@ -497,10 +563,10 @@ export const problemServerOptions = {
     const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400
     const detail =
       status === 408
-        ? 'The request did not arrive in time'
+        ? messageText('request.notInTime')
         : status === 431
-          ? 'The request headers are too large'
-          : 'The request is not valid HTTP'
+          ? messageText('request.headersTooLarge')
+          : messageText('request.notHttp')
     const target =
       /^[A-Z]+ (\S+) HTTP\//.exec(Buffer.isBuffer(error.rawPacket) ? error.rawPacket.toString('latin1') : '')?.[1] ?? ''
     const extra = status === 400 ? { code: 'malformed-request' as const } : {}

@@ -3,6 +3,7 @@ import helmet from '@fastify/helmet'
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import type { Config } from '../config.js'
+import { messageText } from './messages.js'
 import { tooManyRequests } from './problem.js'
 
 /*
@@ -107,7 +108,7 @@ export async function registerSecurity(app: FastifyInstance): Promise<void> {
       allowList: (request) => request.url.startsWith(unlimitedPrefix),
       errorResponseBuilder: (_request, context) =>
         tooManyRequests(
-          `Too many requests: at most ${context.max} per ${windowMs / 1000} s from one client; retry in ${context.after}`,
+          messageText('request.tooManyRequests', { max: context.max, seconds: windowMs / 1000, after: context.after }),
         ),
     })
     app.addHook('onRequest', app.rateLimit())

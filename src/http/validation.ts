@@ -4,7 +4,8 @@ import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify'
 import Type, { type TSchema } from 'typebox'
 import { hasLoneSurrogate } from '../catalog/key-text.js'
 import { convertBody, convertQuery, keepBodyText } from './input-conversion.js'
-import { type FieldError, ProblemError } from './problem.js'
+import { messageText } from './messages.js'
+import { type FieldError, listFieldErrors, ProblemError } from './problem.js'
 
 /*
  * One validator, without Ajv's own coercions (they differ from Spring's: Ajv turns null into false, 0 or "", so
@@ -66,13 +67,7 @@ export function registerValidation(app: FastifyInstance): void {
       }
       done(
         isPlainJson(text)
-          ? new ProblemError(
-              400,
-              'The request body uses a forbidden property name (__proto__ or constructor.prototype)',
-              {
-                code: 'malformed-body',
-              },
-            )
+          ? new ProblemError(400, messageText('request.forbiddenProperty'), { code: 'malformed-body' })
           : error,
       )
     })
@@ -113,9 +108,9 @@ export type { TSchema }
 function refuseInvalidText(request: FastifyRequest): void {
   const errors: FieldError[] = []
   const check = (text: string, field: string) => {
-    if (text.includes('\u0000')) errors.push({ field, message: 'must not contain a NUL character' })
+    if (text.includes('\u0000')) errors.push({ field, message: messageText('validation.nul') })
     else if (hasLoneSurrogate(text)) {
-      errors.push({ field, message: 'must be valid Unicode text (it holds an unpaired surrogate)' })
+      errors.push({ field, message: messageText('validation.loneSurrogate') })
     }
   }
   const visit = (value: unknown, field: string, depth: number): void => {
@@ -136,7 +131,7 @@ function refuseInvalidText(request: FastifyRequest): void {
   visit(request.params, '', 0)
   if (request.body !== null && typeof request.body === 'object') visit(request.body, '', 0)
   if (errors.length > 0) {
-    throw new ProblemError(400, `Invalid request: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, {
+    throw new ProblemError(400, messageText('validation.invalidRequest', { errors: listFieldErrors(errors) }), {
       errors,
     })
   }
@@ -159,12 +154,11 @@ function decodeUtf8(body: string | Buffer): string {
     } catch {
       // Not JSON either: the body as a whole is named.
     }
-    if (fields.length === 0) fields.push({ field: '(body)', message: 'must be valid UTF-8' })
-    throw new ProblemError(
-      400,
-      `The request body is not valid UTF-8: ${fields.map((e) => `${e.field} ${e.message}`).join('; ')}`,
-      { code: 'malformed-body', errors: fields },
-    )
+    if (fields.length === 0) fields.push({ field: '(body)', message: messageText('validation.utf8') })
+    throw new ProblemError(400, messageText('request.notUtf8', { errors: listFieldErrors(fields) }), {
+      code: 'malformed-body',
+      errors: fields,
+    })
   }
 }
 
@@ -172,11 +166,11 @@ function decodeUtf8(body: string | Buffer): string {
 function collectReplaced(value: unknown, field: string, found: FieldError[], depth: number): void {
   if (found.length >= 10 || depth > 64) return
   if (typeof value === 'string') {
-    if (value.includes('\ufffd')) found.push({ field: field || '(body)', message: 'must be valid UTF-8' })
+    if (value.includes('\ufffd')) found.push({ field: field || '(body)', message: messageText('validation.utf8') })
   } else if (value !== null && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) {
       const name = field ? `${field}.${key}` : key
-      if (key.includes('\ufffd')) found.push({ field: name, message: 'must be valid UTF-8' })
+      if (key.includes('\ufffd')) found.push({ field: name, message: messageText('validation.utf8') })
       else collectReplaced(item, name, found, depth + 1)
     }
   }

@@ -5,6 +5,7 @@ import type { Kind } from '../catalog/kind.js'
 import { norm } from '../catalog/kind-schema.js'
 import type { Database, RawClient } from '../db/database.js'
 import { createIndexes, dropSecondaryIndexes } from '../db/indexes.js'
+import { messageText } from '../http/messages.js'
 import { copyText } from './copy-text.js'
 import { type CsvRecord, type CsvSource, openCsv } from './csv-records.js'
 import {
@@ -110,10 +111,11 @@ export class ReplaceNotConfirmed extends Error {
     readonly otherCount: number,
   ) {
     super(
-      `Every row of the file has the ${column} '${value}', so the file looks like a filtered export, and replacing ` +
-        `the list with it would delete ${deleteCount} entr${deleteCount === 1 ? 'y' : 'ies'}, ${otherCount} of ` +
-        `them of another ${column}; nothing was written. Repeat with confirmDeletes=${deleteCount} to replace ` +
-        'anyway, or use mode=upsert to update the prices of the file’s rows only',
+      messageText(column === 'brand' ? 'import.replaceByBrand' : 'import.replaceByManufacturer', {
+        value,
+        count: deleteCount,
+        other: otherCount,
+      }),
     )
   }
 }
@@ -208,7 +210,7 @@ export async function importCsv(
   const first: CsvRecord[] = opening.done ? [] : opening.value.slice(1)
   fileProblems()
   if (!header) {
-    if (problems.count === 0) problems.add({ line: 1, column: null, message: 'the file is empty' })
+    if (problems.count === 0) problems.add({ line: 1, column: null, message: messageText('import.fileEmpty') })
     await input.close()
     return empty()
   }
@@ -241,7 +243,9 @@ export async function importCsv(
           problems.add({
             line: record.line,
             column: null,
-            message: `duplicates the ${describeKey(table)} of line ${seen}`,
+            message: messageText(table === 'goods' ? 'import.duplicateBarcode' : 'import.duplicateKeys', {
+              line: seen,
+            }),
           })
         } else {
           keys.set(key, record.line)
@@ -268,7 +272,8 @@ export async function importCsv(
       if (text) yield text
     }
     fileProblems()
-    if (rows === 0 && problems.count === 0) problems.add({ line: 2, column: null, message: 'the file has no rows' })
+    if (rows === 0 && problems.count === 0)
+      problems.add({ line: 2, column: null, message: messageText('import.noRows') })
     options.onProgress?.({ rows, bytes: input.bytes() })
   }
 
@@ -360,8 +365,8 @@ export async function importCsv(
               column: table === 'goods' ? 'barcode' : null,
               message:
                 table === 'goods'
-                  ? `the barcode is already in the nomenclature (id ${conflict.id}): the mode upsert updates it`
-                  : `the keys and bounds are already in the price list (id ${conflict.id}): the mode upsert updates its prices`,
+                  ? messageText('import.barcodeInNomenclature', { id: conflict.id })
+                  : messageText('import.keysInPriceList', { id: conflict.id }),
             })
           }
           if (problems.count > 0) throw new Rollback()
@@ -403,7 +408,11 @@ export async function importCsv(
     const code = String((error as { code?: unknown }).code ?? '')
     // Rules the file checks missed but the database enforces (a text's case folding, say): reported, not thrown.
     if (/^2[23]/.test(code)) {
-      problems.add({ line: 0, column: null, message: `the database rejected the file: ${(error as Error).message}` })
+      problems.add({
+        line: 0,
+        column: null,
+        message: messageText('import.databaseRejected', { reason: (error as Error).message }),
+      })
       return empty(rows)
     }
     throw error
@@ -437,10 +446,6 @@ class ProblemList {
   }
 }
 
-function describeKey(table: TransferTable): string {
-  return table === 'goods' ? 'barcode' : 'keys and bounds'
-}
-
 /** Header names → the column each file field feeds (index into `columns`), or null when the header is unusable. */
 function mapHeader(
   header: CsvRecord,
@@ -460,13 +465,14 @@ function mapHeader(
       problems.add({
         line: header.line,
         column: name,
-        message:
-          `unknown column; the columns are ${columns.map((column) => column.name).join(', ')} ` +
-          `(in Russian: ${columns.map((column) => column.aliases[0] ?? column.name).join(', ')})`,
+        message: messageText('import.unknownColumn', {
+          columns: columns.map((column) => column.name).join(', '),
+          russian: columns.map((column) => column.aliases[0] ?? column.name).join(', '),
+        }),
       })
       mapping.push(null)
     } else if (seen.has(index)) {
-      problems.add({ line: header.line, column: name, message: 'the column appears twice' })
+      problems.add({ line: header.line, column: name, message: messageText('import.columnTwice') })
       mapping.push(null)
     } else {
       seen.add(index)
@@ -475,7 +481,7 @@ function mapHeader(
   }
   columns.forEach((column, index) => {
     if (column.required && !seen.has(index)) {
-      problems.add({ line: header.line, column: column.name, message: 'required column is missing' })
+      problems.add({ line: header.line, column: column.name, message: messageText('import.columnMissing') })
     }
   })
   return problems.count > before ? null : mapping
@@ -493,7 +499,7 @@ function checkRecord(
     problems.add({
       line: record.line,
       column: null,
-      message: `has ${record.fields.length} field${record.fields.length === 1 ? '' : 's'}, the header has ${mapping.length}`,
+      message: messageText('import.fieldCount', { count: record.fields.length, header: mapping.length }),
     })
     return null
   }
@@ -521,7 +527,7 @@ function checkRecord(
       problems.add({
         line: record.line,
         column: column.name,
-        message: `must not exceed ${columns[toIndex]?.name} (${from} > ${to})`,
+        message: messageText('import.exceeds', { other: columns[toIndex]?.name ?? '', from, to }),
       })
       valid = false
     }

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream'
 import Papa from 'papaparse'
+import { messageText } from '../http/messages.js'
 
 /*
  * Reading a CSV file as batches of records with their line numbers, through papaparse (several times faster than
@@ -71,7 +72,7 @@ export async function openCsv(source: CsvSource): Promise<CsvReader> {
     try {
       return chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode()
     } catch {
-      problems.push({ line: 0, message: 'the file is not UTF-8 text (save it as CSV UTF-8)' })
+      problems.push({ line: 0, message: messageText('import.fileNotUtf8') })
       return undefined
     }
   }
@@ -129,7 +130,10 @@ export async function openCsv(source: CsvSource): Promise<CsvReader> {
       }
       for (const error of results.errors) {
         const at = typeof error.row === 'number' ? (lines[error.row] ?? start) : start
-        problems.push({ line: at, message: `malformed CSV: ${error.message.replace(/\.$/, '').toLowerCase()}` })
+        problems.push({
+          line: at,
+          message: messageText('import.malformedCsv', { reason: error.message.replace(/\.$/, '').toLowerCase() }),
+        })
       }
       if (batch.length > 0) waiting.push(batch)
       wake()
@@ -139,7 +143,7 @@ export async function openCsv(source: CsvSource): Promise<CsvReader> {
       wake()
     },
     error(error) {
-      problems.push({ line, message: `cannot read the file: ${error.message}` })
+      problems.push({ line, message: messageText('import.unreadable', { reason: error.message }) })
       finished = true
       wake()
     },

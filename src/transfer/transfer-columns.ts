@@ -1,6 +1,7 @@
 import { entryFieldColumns, skuFieldColumns } from '../catalog/catalog-repository.js'
 import { canonicalText, keyTextProblem } from '../catalog/key-text.js'
 import type { Kind, ValueType } from '../catalog/kind.js'
+import { messageText } from '../http/messages.js'
 import { restoreFormula } from './formula-cells.js'
 
 /*
@@ -120,10 +121,10 @@ export function parseValue(
   decimalComma: boolean,
   formulaMarks = true,
 ): ParsedValue {
-  if (raw.includes('\u0000')) return { error: 'contains a NUL character' }
-  if (raw.includes('\ufffd')) return { error: 'is not valid UTF-8 (save the file as "CSV UTF-8")' }
+  if (raw.includes('\u0000')) return { error: messageText('import.nul') }
+  if (raw.includes('\ufffd')) return { error: messageText('import.notUtf8Value') }
   const text = (column.type === 'text' ? canonicalText(raw) : raw).trim()
-  if (text === '') return column.required ? { error: 'is required' } : { value: null }
+  if (text === '') return column.required ? { error: messageText('validation.required') } : { value: null }
   if (column.type === 'text') {
     const problem = keyTextProblem(text)
     if (problem) return { error: problem }
@@ -131,22 +132,19 @@ export function parseValue(
     const value = formulaMarks ? restoreFormula(text) : text
     // Characters, not UTF-16 units, count; a text of at most that many units cannot be too long.
     return value.length > MAX_TEXT_LENGTH && [...value].length > MAX_TEXT_LENGTH
-      ? { error: `is longer than ${MAX_TEXT_LENGTH} characters` }
+      ? { error: messageText('import.tooLong', { max: MAX_TEXT_LENGTH }) }
       : { value }
   }
   const number = decimalComma ? text.replace(groupingSpaces, '').replace(',', '.') : text
   if (column.type === 'integer') {
-    if (!integerSyntax.test(number)) return { error: `must be a whole number (got '${clip(text)}')` }
+    if (!integerSyntax.test(number)) return { error: messageText('import.notWholeNumber', { value: clip(text) }) }
     const value = Number(number)
-    if (value < -2147483648 || value > 2147483647) return { error: 'is out of range' }
+    if (value < -2147483648 || value > 2147483647) return { error: messageText('import.outOfRange') }
     return { value: String(value) }
   }
   if (!decimalSyntax.test(number)) {
-    const hint =
-      !decimalComma && /^[-+]?\d+,\d+$/.test(number)
-        ? '; the decimal separator is a point in a file separated by commas'
-        : ''
-    return { error: `must be a number (got '${clip(text)}')${hint}` }
+    const commaInstead = !decimalComma && /^[-+]?\d+,\d+$/.test(number)
+    return { error: messageText(commaInstead ? 'import.notNumberComma' : 'import.notNumber', { value: clip(text) }) }
   }
   const canonical = canonicalDecimal(number)
   const negative = canonical.startsWith('-')
@@ -157,15 +155,15 @@ export function parseValue(
     ? 0
     : (point === -1 ? canonical.length : point) - (negative ? 1 : 0)
   if (column.scale !== undefined && fractionDigits > column.scale) {
-    return { error: `has more than ${column.scale} decimal${column.scale === 1 ? '' : 's'}` }
+    return { error: messageText('import.decimals', { scale: column.scale }) }
   }
   if (column.type === 'money') {
-    if (negative) return { error: 'must not be negative' }
+    if (negative) return { error: messageText('import.notNegative') }
     if (wholeDigits >= 8 && compareDecimals(canonical, MAX_MONEY) > 0) {
-      return { error: 'must be at most 99 999 999.99' }
+      return { error: messageText('import.maxMoney') }
     }
   } else if (column.precision !== undefined && column.scale !== undefined) {
-    if (wholeDigits > column.precision - column.scale) return { error: 'is out of range' }
+    if (wholeDigits > column.precision - column.scale) return { error: messageText('import.outOfRange') }
   }
   return { value: canonical }
 }

@@ -1,6 +1,7 @@
 import { once } from 'node:events'
 import type { Writable } from 'node:stream'
 import { strFromU8, strToU8, unzipSync, Zip, ZipDeflate, ZipPassThrough } from 'fflate'
+import { messageText } from '../http/messages.js'
 import type { CsvProblem, CsvReader, CsvRecord, CsvSource } from './csv-records.js'
 
 /*
@@ -256,7 +257,7 @@ export async function openXlsx(source: CsvSource): Promise<CsvReader> {
   } catch {
     problems.push({
       line: 0,
-      message: 'the file is not a readable XLSX workbook (save it as an Excel workbook, .xlsx)',
+      message: messageText('import.fileNotXlsx'),
     })
   }
   const batches = (async function* () {
