@@ -68,9 +68,13 @@ async function openPglite(): Promise<{ db: Database; cleanup: () => Promise<void
   }
 }
 
-/** A fresh, migrated schema of the server at `url`; `cleanup` closes the database and drops the schema. */
+/**
+ * A fresh schema of the server at `url`, migrated by `migrate`; `cleanup` closes the database and drops the
+ * schema.
+ */
 export async function openServerSchema(
   url: string,
+  migrate: (db: Database['primary']) => Promise<unknown> = migrateToLatest,
 ): Promise<{ db: Database; schema: string; cleanup: () => Promise<void> }> {
   const schema = `test_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`
   const admin = new pg.Client({ connectionString: url })
@@ -86,7 +90,7 @@ export async function openServerSchema(
     await admin.end()
   }
   const db = await openDatabase({ url, schema, poolSize: 5 })
-  await migrateToLatest(db.primary)
+  await migrate(db.primary)
   return {
     db,
     schema,
@@ -98,6 +102,20 @@ export async function openServerSchema(
       await dropper.end()
     },
   }
+}
+
+/**
+ * A fresh database of `target` migrated by `migrate` (an embedded one in memory, or a new schema of the server):
+ * for a test that builds a database otherwise than the service does. `cleanup` closes and drops it.
+ */
+export async function openFreshDatabase(
+  target: Target,
+  migrate: (db: Database['primary']) => Promise<unknown>,
+): Promise<{ db: Database; cleanup: () => Promise<void> }> {
+  if (target === 'postgres') return openServerSchema(serverUrl!, migrate)
+  const db = await openDatabase({})
+  await migrate(db.primary)
+  return { db, cleanup: () => db.close() }
 }
 
 /**

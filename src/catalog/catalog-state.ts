@@ -32,22 +32,53 @@ export function catalogStateSql(kinds: readonly Kind[]): string[] {
     END
     $$`,
   ]
-  for (const kind of kinds) {
-    const key = `'${kind.path.replace(/'/g, "''")}'`
-    // A kind that already holds data may have been written after its matview was built: start it stale.
-    statements.push(
-      `INSERT INTO catalog_state (kind, data_generation)
+  return [...statements, ...kinds.flatMap(catalogStateKindSql)]
+}
+
+const kindKey = (kind: Kind) => `'${kind.path.replace(/'/g, "''")}'`
+
+/** The kind's row of `catalog_state` and the triggers that bump its data generation. */
+export function catalogStateKindSql(kind: Kind): string[] {
+  const key = kindKey(kind)
+  // A kind that already holds data may have been written after its matview was built: start it stale.
+  return [
+    `INSERT INTO catalog_state (kind, data_generation)
        SELECT ${key}, CASE WHEN EXISTS (SELECT 1 FROM ${kind.priceTable}) OR EXISTS (SELECT 1 FROM ${kind.skuTable})
                            THEN 1 ELSE 0 END`,
-    )
-    for (const table of [kind.priceTable, kind.skuTable]) {
-      statements.push(
+    ...[kind.priceTable, kind.skuTable].map(
+      (table) =>
         `CREATE TRIGGER ${table}_catalog_stale AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${table}
          FOR EACH STATEMENT EXECUTE FUNCTION catalog_mark_stale(${key})`,
-      )
-    }
-  }
-  return statements
+    ),
+  ]
+}
+
+/**
+ * The triggers that log which entries and SKUs of the kind each statement changed (`catalog_change`, through
+ * `catalog_track_change()` of migration 0006-change-log, which explains them), and the kind's log start.
+ */
+export function changeLogKindSql(kind: Kind): string[] {
+  const key = kindKey(kind)
+  const events = [
+    ['INSERT', 'REFERENCING NEW TABLE AS new_rows'],
+    ['UPDATE', 'REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows'],
+    ['DELETE', 'REFERENCING OLD TABLE AS old_rows'],
+    ['TRUNCATE', ''],
+  ] as const
+  const tables = [
+    [kind.priceTable, 'p'],
+    [kind.skuTable, 's'],
+  ] as const
+  return [
+    ...tables.flatMap(([table, source]) =>
+      events.map(
+        ([event, transitions]) =>
+          `CREATE TRIGGER ${table}_catalog_track_${event.toLowerCase()} AFTER ${event} ON ${table} ${transitions}
+             FOR EACH STATEMENT EXECUTE FUNCTION catalog_track_change(${key}, '${source}')`,
+      ),
+    ),
+    `UPDATE catalog_state SET changes_from = data_generation WHERE kind = ${key}`,
+  ]
 }
 
 export interface CatalogState {

@@ -1,4 +1,5 @@
-import type { Attribute, Filter, Kind } from './kind.js'
+import { catalogStateKindSql, changeLogKindSql } from './catalog-state.js'
+import type { Attribute, Filter, Kind, Range } from './kind.js'
 
 /*
  * The DDL of a kind, derived from its descriptor: the price-list table, the nomenclature table, the matview and
@@ -213,4 +214,46 @@ function orderIndexSql(kind: Kind, table: string, where: 'entry' | 'matview'): s
 /** Every statement that creates a kind's tables, matview and indexes, in order. */
 export function createKindSql(kind: Kind): string[] {
   return [...createPriceTableSql(kind), ...createSkuTableSql(kind), ...createMatviewSql(kind)]
+}
+
+/**
+ * The range a matview row covers for a range filter, as a PostgreSQL range (a NULL bound is open): the SKU's own
+ * value where it has one, else its zone. SQL text over the columns prefixed with `prefix` (`m.`, or none in the
+ * index that serves it, migration 0005: the query's expression must be the index's).
+ */
+export function coveredRangeSql(range: Range, prefix = ''): string {
+  const rangeType = range.type === 'integer' ? 'int4range' : 'numrange'
+  const [from, to, point] = [`${prefix}${range.column}_from`, `${prefix}${range.column}_to`, `${prefix}${range.column}`]
+  return range.sku === 'optional'
+    ? `${rangeType}(coalesce(${point}, ${from}), coalesce(${point}, ${to}), '[]')`
+    : `${rangeType}(${from}, ${to}, '[]')`
+}
+
+/**
+ * A GiST index on the matview over the ranges a prescription filter looks into (a lens's sphere, cylinder and
+ * addition zones), so "which goods cover −2.75 / −1.25 / +2.00" is an index lookup rather than a scan. Ranges every
+ * SKU carries as a value already have a btree on that value. None when the kind has no such filter.
+ */
+export function prescriptionIndexSql(kind: Kind): string[] {
+  const ranges = kind.filters.flatMap((filter) =>
+    filter.prescription && filter.match === 'covers' && filter.range.sku !== 'required' ? [filter.range] : [],
+  )
+  if (ranges.length === 0) return []
+  const expressions = ranges.map((range) => `(${coveredRangeSql(range)})`).join(', ')
+  return [`CREATE INDEX ${kind.matview}_prescription ON ${kind.matview} USING gist (${expressions})`]
+}
+
+/**
+ * Everything a kind brings to a database that has the shared tables already: its tables, matview and indexes,
+ * its prescription index, its freshness row and triggers, and its change-log triggers. What a migration adding
+ * a kind writes out (`npx tsx src/catalog/kind-migration.ts <path>` prints that migration); the schema drift
+ * test compares a migrated database with these statements.
+ */
+export function addKindSql(kind: Kind): string[] {
+  return [
+    ...createKindSql(kind),
+    ...prescriptionIndexSql(kind),
+    ...catalogStateKindSql(kind),
+    ...changeLogKindSql(kind),
+  ]
 }

@@ -3,7 +3,8 @@ import { messageText } from '../http/messages.js'
 import type { PageRequest, SortOrder } from '../http/page.js'
 import { invalidField } from '../http/problem.js'
 import { dataVersionSql, searchReads } from './catalog-state.js'
-import type { Filter, ItemField, Kind, Range } from './kind.js'
+import type { Filter, ItemField, Kind } from './kind.js'
+import { coveredRangeSql } from './kind-schema.js'
 
 /*
  * The search of one kind, from its descriptor: one query shape for the seven kinds and both modes.
@@ -60,19 +61,6 @@ export function activeFilters(kind: Kind, values: FilterValues): { filter: Filte
 function insideSql(low: RawBuilder<unknown>, high: RawBuilder<unknown>, value: string | number): RawBuilder<SqlBool> {
   const v = decimalSql(value)
   return sql<SqlBool>`((${low} IS NULL OR ${low} <= ${v}) AND (${high} IS NULL OR ${high} >= ${v}))`
-}
-
-/**
- * The range a matview row covers for a range filter, as a PostgreSQL range (a NULL bound is open): the SKU's own
- * value where it has one, else its zone. SQL text over the columns prefixed with `prefix` (`m.`, or none in the
- * index that serves it, migration 0005: the query's expression must be the index's).
- */
-export function coveredRangeSql(range: Range, prefix = ''): string {
-  const rangeType = range.type === 'integer' ? 'int4range' : 'numrange'
-  const [from, to, point] = [`${prefix}${range.column}_from`, `${prefix}${range.column}_to`, `${prefix}${range.column}`]
-  return range.sku === 'optional'
-    ? `${rangeType}(coalesce(${point}, ${from}), coalesce(${point}, ${to}), '[]')`
-    : `${rangeType}(${from}, ${to}, '[]')`
 }
 
 /** The condition of one filter on a matview row `m`. */

@@ -1,4 +1,4 @@
-import { type Kysely, Migrator, sql } from 'kysely'
+import { type Kysely, type Migration, Migrator, sql } from 'kysely'
 import { migrations } from './migrations/index.js'
 
 /**
@@ -6,13 +6,17 @@ import { migrations } from './migrations/index.js'
  *
  * The bookkeeping tables live in the connection's current schema, named explicitly: otherwise Kysely looks for
  * them in every schema of the database and takes another schema's (a parallel test suite's) for its own.
+ * `registry` is the service's own; the schema drift test passes another to build a database to compare with.
  */
-export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+export async function migrateToLatest(
+  db: Kysely<any>,
+  registry: Readonly<Record<string, Migration>> = migrations,
+): Promise<string[]> {
   const { rows } = await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(db)
   const schema = rows[0]?.schema ?? 'public'
   const migrator = new Migrator({
     db,
-    provider: { getMigrations: async () => migrations },
+    provider: { getMigrations: async () => registry },
     migrationTableName: 'schema_migration',
     migrationLockTableName: 'schema_migration_lock',
     migrationTableSchema: schema,
