@@ -7,8 +7,9 @@ import { refreshMatview } from './catalog/catalog-repository.js'
 import { CatalogueNotEmptyError, DEMO_SEED, seedCatalogue } from './catalog/demo-catalogue.js'
 import type { Kind } from './catalog/kind.js'
 import { kindByPath, kinds } from './catalog/kinds.js'
-import { ConfigError, loadConfig, redactSecrets } from './config.js'
-import { type DataDirLock, lockDataDir } from './db/data-dir-lock.js'
+import { type Config, ConfigError, loadConfig, redactSecrets } from './config.js'
+import { requestBackup, restoreBackup, writeBackup, writeBackupFile } from './db/data-dir-backup.js'
+import { DataDirBusyError, type DataDirLock, lockDataDir } from './db/data-dir-lock.js'
 import { type Database, openDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
 import { waitForDatabase } from './db/wait-for-database.js'
@@ -38,6 +39,10 @@ const usage = `usage: npm run cli -- <command>
          [--dry-run] [--format csv|xlsx]           load a price list or a nomenclature from CSV or XLSX
   export <kind> <prices|goods> <file|-> [--format csv|xlsx] [--excel]
                                                    write a price list or a nomenclature, ordered by id
+  backup <file.tar.gz>                             a consistent copy of the embedded database (DATA_DIR), also
+                                                   while the service runs (then it makes the copy)
+  restore <file.tar.gz> [--replace]                put a backup into DATA_DIR (empty, or replaced with --replace);
+                                                   the service must be stopped
 
 kinds: ${kinds.map((kind) => kind.path).join(', ')}`
 
@@ -60,9 +65,12 @@ export async function runCli(argv: readonly string[], io: CliIo = process): Prom
       io.stdout.write(`${usage}\n`)
       return command ? 0 : 2
     }
+    const directoryCommand = directoryCommands[command]
     const run = commands[command]
-    if (!run) throw new UsageError(`unknown command '${command}'`)
+    if (!run && !directoryCommand) throw new UsageError(`unknown command '${command}'`)
     const config = loadConfig(io.env)
+    if (directoryCommand) return await directoryCommand(config, rest, io)
+    if (!run) throw new UsageError(`unknown command '${command}'`)
     // The embedded database has one owner: a running service (or another command) on DATA_DIR refuses this one.
     if (!config.databaseUrl) lock = lockDataDir(config.dataDir, `the CLI (${command})`)
     db = await openDatabase({
@@ -131,6 +139,69 @@ function wholeNumber(text: string | undefined, option: string, fallback: number)
 }
 
 const seconds = (milliseconds: number) => (milliseconds / 1000).toFixed(1)
+
+/** Commands on the embedded database's directory as a whole; they open no database of their own. */
+type DirectoryCommand = (config: Config, args: readonly string[], io: CliIo) => Promise<number>
+
+function embeddedOnly(config: Config, command: string, instead: string): void {
+  if (config.databaseUrl) {
+    throw new UsageError(`${command} is for the embedded database (DATA_DIR); with DATABASE_URL use ${instead}`)
+  }
+}
+
+const megabytes = (bytes: number) => (bytes / 1024 / 1024).toFixed(1)
+
+const directoryCommands: Record<string, DirectoryCommand> = {
+  async backup(config, args, io) {
+    const { positionals } = parse(args, {})
+    const [file, ...extra] = positionals
+    if (!file) throw new UsageError('backup needs a file')
+    if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`)
+    embeddedOnly(config, 'backup', 'pg_dump or pg_basebackup')
+    const started = performance.now()
+    let lock: DataDirLock | undefined
+    try {
+      lock = lockDataDir(config.dataDir, 'the CLI (backup)')
+    } catch (error) {
+      // The running service owns the directory: it makes the copy, between two of its transactions.
+      if (!(error instanceof DataDirBusyError && error.holder && /service/.test(error.holder.role))) throw error
+    }
+    try {
+      const bytes = await writeBackupFile(file, (out) =>
+        lock ? writeBackup(config.dataDir, out) : requestBackup(config.dataDir, out),
+      )
+      const how = lock ? '' : ' by the running service'
+      io.stdout.write(
+        `backup of ${config.dataDir} written${how} to ${file}: ${megabytes(bytes)} MB in ${seconds(performance.now() - started)} s\n`,
+      )
+    } finally {
+      lock?.release()
+    }
+    return 0
+  },
+
+  async restore(config, args, io) {
+    const { values, positionals } = parse(args, { replace: { type: 'boolean' } })
+    const [file, ...extra] = positionals
+    if (!file) throw new UsageError('restore needs a file')
+    if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`)
+    embeddedOnly(config, 'restore', 'pg_restore or psql')
+    try {
+      statSync(file)
+    } catch {
+      throw new Error(`cannot read ${file}`)
+    }
+    // Refused while any live process owns the directory: a running service must be stopped first.
+    const lock = lockDataDir(config.dataDir, 'the CLI (restore)')
+    try {
+      await restoreBackup(file, config.dataDir, { replace: values.replace ?? false })
+    } finally {
+      lock.release()
+    }
+    io.stdout.write(`${file} restored into ${config.dataDir}; start the service on it\n`)
+    return 0
+  },
+}
 
 const commands: Record<string, Command> = {
   async migrate(db, args, io) {

@@ -3,6 +3,7 @@ import { setFlagsFromString } from 'node:v8'
 import { buildApp } from './app.js'
 import { ensureDemoCatalogue } from './catalog/demo-catalogue.js'
 import { type Config, ConfigError, loadConfig, redactSecrets } from './config.js'
+import { listenForBackups } from './db/data-dir-backup.js'
 import { lockDataDir } from './db/data-dir-lock.js'
 import { openDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
@@ -102,9 +103,15 @@ async function main(): Promise<void> {
   if (staleUploads > 0) app.log.info({ removed: staleUploads }, 'removed upload spools of stopped processes')
   await ensureDemoCatalogue(db, { mode: config.demoData, scale: config.demoScale, log: app.log })
 
+  // The embedded database's backups go through its owner: `npm run cli -- backup FILE` asks on this socket.
+  const backups = db.copyDataDir
+    ? await listenForBackups(config.dataDir, db.copyDataDir, (error, message) => app.log.error({ err: error }, message))
+    : undefined
+
   /*
    * app.close() stops accepting connections, answers new requests on open keep-alive connections with 503,
-   * waits for the requests in flight to finish (and the matview refresher to stop), then the database closes.
+   * waits for the requests in flight to finish (and the matview refresher to stop), then a backup under way, then
+   * the database closes.
    */
   let closing = false
   const shutdown = async (signal: string) => {
@@ -118,6 +125,7 @@ async function main(): Promise<void> {
     guard.unref()
     try {
       await app.close()
+      await new Promise((done) => (backups ? backups.close(done) : done(undefined)))
       app.log.info('requests drained; closing the database')
       await db.close()
       app.log.info('shut down')

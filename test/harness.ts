@@ -202,3 +202,25 @@ export function spawnServer(env: Record<string, string>): ChildProcessByStdio<nu
     stdio: ['ignore', 'pipe', 'pipe'],
   })
 }
+
+/** The port a service from {@link spawnServer} listens on, once it says so; rejects if it exits first. */
+export function listeningPort(child: ChildProcessByStdio<null, Readable, Readable>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let seen = ''
+    let errors = ''
+    const onExit = (code: number | null) =>
+      reject(new Error(`the service exited (${code}) before listening: ${errors}`))
+    child.stderr.on('data', (chunk: Buffer) => {
+      errors += chunk.toString()
+    })
+    child.stdout.on('data', function onData(chunk: Buffer) {
+      seen += chunk.toString()
+      const port = /Server listening at http:\/\/[^:]+:(\d+)/.exec(seen)?.[1]
+      if (!port) return
+      child.stdout.off('data', onData)
+      child.off('exit', onExit)
+      resolve(Number(port))
+    })
+    child.once('exit', onExit)
+  })
+}

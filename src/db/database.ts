@@ -5,6 +5,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import { type CompiledQuery, Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams'
+import { copyDatabaseFiles } from './data-dir-files.js'
 import { type PGliteClient, PGlitePool } from './pglite-pool.js'
 import { ReadRouting, type ReadRoutingStats } from './read-routing.js'
 import { guardedConnect, WorkAbandonedError } from './request-work.js'
@@ -87,6 +88,12 @@ export interface Database {
    * `read`: on the read replica's connections when one is configured (a read-only snapshot for loading data).
    */
   rawTransaction<T>(fn: (client: RawClient) => Promise<T>, options?: { readonly read?: boolean }): Promise<T>
+  /**
+   * The embedded database in a directory: copies its files into `target` (created) at one moment between two
+   * transactions, after a checkpoint, so the copy is a consistent backup. Requests wait meanwhile (a disk copy).
+   * Undefined for a server, and for an embedded database in memory.
+   */
+  readonly copyDataDir?: ((target: string) => Promise<void>) | undefined
   /** Cheap liveness check of the primary. */
   ping(): Promise<void>
   /** The connection pools' state now; the embedded database is one connection. */
@@ -126,6 +133,7 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
     parsers: pgliteParsers,
   })
   const pool = new PGlitePool(pglite)
+  const dataDir = options.dataDir
   // A request's work is guarded (request-work.ts); an embedded statement runs synchronously, so none is cancelled.
   const connect = guardedConnect(() => pool.connect())
   const db: Db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: { connect, end: () => pool.end() } as never }) })
@@ -182,6 +190,21 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
         client.release()
       }
     },
+    ...(dataDir
+      ? {
+          async copyDataDir(target: string) {
+            // Holding the one connection, no transaction of the service is open; the exclusive section keeps
+            // PGlite from running any statement (pings included) while the files are copied.
+            const client = await pool.connect()
+            try {
+              await client.query('CHECKPOINT')
+              await pglite._runExclusiveQuery(() => copyDatabaseFiles(dataDir, target))
+            } finally {
+              client.release()
+            }
+          },
+        }
+      : {}),
     async ping() {
       await pglite.query('select 1')
     },
