@@ -19,7 +19,7 @@ import { problemServerOptions, registerProblemHandlers } from './http/problem.js
 import { registerRequestIdHeader, requestIdOf } from './http/request-id.js'
 import { registerRequestTimeout } from './http/request-timeout.js'
 import { ProblemSchema } from './http/schemas.js'
-import { registerSecurity, securityServerOptions } from './http/security.js'
+import { capConnections, registerSecurity, securityServerOptions } from './http/security.js'
 import { registerValidation } from './http/validation.js'
 import { registerWriteGate } from './http/write-gate.js'
 
@@ -93,6 +93,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerProblemHandlers(app)
   app.addSchema(ProblemSchema)
   await registerSecurity(app)
+  capConnections(app)
   registerAuthentication(app)
   await registerOpenApi(app)
   registerMatviewRefresh(app, { onRefreshed: metrics.observeMatviewRefresh })

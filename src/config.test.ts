@@ -84,6 +84,15 @@ describe('configuration of authentication and limits', () => {
     assert.match(refusal({ HEADERS_TIMEOUT_MS: '10' }), /^HEADERS_TIMEOUT_MS: /)
   })
 
+  test('keep-alive timeout and the connection cap: defaults, values, a bad value names its variable', () => {
+    const defaults = loadConfig({})
+    assert.deepEqual([defaults.keepAliveTimeoutMs, defaults.maxConnections], [72_000, 1000])
+    const set = loadConfig({ KEEP_ALIVE_TIMEOUT_MS: '5000', MAX_CONNECTIONS: '0' })
+    assert.deepEqual([set.keepAliveTimeoutMs, set.maxConnections], [5000, 0])
+    assert.match(refusal({ KEEP_ALIVE_TIMEOUT_MS: '0' }), /^KEEP_ALIVE_TIMEOUT_MS: /)
+    assert.match(refusal({ MAX_CONNECTIONS: '-1' }), /^MAX_CONNECTIONS: /)
+  })
+
   test('limits read as numbers; CORS_ORIGINS as a list', () => {
     const config = loadConfig({
       BODY_LIMIT: '2048',

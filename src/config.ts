@@ -40,6 +40,8 @@ const EnvSchema = Type.Object({
   RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1, maximum: 86_400_000, default: 60_000 }),
   REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 0, maximum: 3_600_000, default: 30_000 }),
   HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 10_000 }),
+  KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 72_000 }),
+  MAX_CONNECTIONS: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 1000 }),
   TRUST_PROXY: Type.String({ default: '' }),
   MATVIEW_REFRESH: Type.Union([Type.Literal('auto'), Type.Literal('off')], { default: 'auto' }),
   MATVIEW_REFRESH_DELAY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 200 }),
@@ -97,6 +99,10 @@ export interface Config {
   readonly requestTimeoutMs: number
   /** The longest wait for a request's headers (at most `requestTimeoutMs`; off with it). */
   readonly headersTimeoutMs: number
+  /** How long a keep-alive connection may sit idle between two requests before it is closed. */
+  readonly keepAliveTimeoutMs: number
+  /** Open client connections at most; one more is closed at once. 0: no cap. */
+  readonly maxConnections: number
   /**
    * Which proxies' `X-Forwarded-For` names the client (its address keys the rate limit): `false` (the peer is the
    * client), `true` (any), or the proxies' addresses and CIDR ranges.
@@ -198,6 +204,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimit: Object.freeze({ max: parsed.RATE_LIMIT_MAX, windowMs: parsed.RATE_LIMIT_WINDOW_MS }),
     requestTimeoutMs: parsed.REQUEST_TIMEOUT_MS,
     headersTimeoutMs: parsed.HEADERS_TIMEOUT_MS,
+    keepAliveTimeoutMs: parsed.KEEP_ALIVE_TIMEOUT_MS,
+    maxConnections: parsed.MAX_CONNECTIONS,
     trustProxy,
     matviewRefresh: parsed.MATVIEW_REFRESH,
     resultCache: parsed.RESULT_CACHE,

@@ -54,11 +54,12 @@ const unlimitedPrefix = '/actuator/'
  * bounds every `connectionsCheckingInterval` (30 s by default, which let a slow client keep a socket up to 30 s
  * longer): here a twentieth of the shorter bound, so a cut comes within 5 % of it. The socket timeout is a little
  * longer than the request's, so the answer goes first and only a connection that is really stuck is cut. 0 turns
- * them all off.
+ * them all off. An idle keep-alive connection is closed after `KEEP_ALIVE_TIMEOUT_MS`, and the cap on open
+ * connections (`MAX_CONNECTIONS`) is set on the server by {@link capConnections}.
  */
 export function securityServerOptions(config: Config): Pick<
   FastifyServerOptions,
-  'requestTimeout' | 'connectionTimeout' | 'trustProxy'
+  'requestTimeout' | 'connectionTimeout' | 'keepAliveTimeout' | 'trustProxy'
 > & {
   http: { requestTimeout: number; headersTimeout: number; connectionsCheckingInterval: number }
 } {
@@ -73,8 +74,17 @@ export function securityServerOptions(config: Config): Pick<
       connectionsCheckingInterval: Math.max(25, Math.floor(shortest / 20)),
     },
     connectionTimeout: timeout === 0 ? 0 : timeout + 5_000,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
     trustProxy: typeof config.trustProxy === 'object' ? [...config.trustProxy] : config.trustProxy,
   }
+}
+
+/**
+ * Caps the open client connections at `MAX_CONNECTIONS`: Node closes one more at once, before reading a byte, so
+ * slow or idle clients cannot take every file descriptor; those already open are served as before.
+ */
+export function capConnections(app: FastifyInstance): void {
+  if (app.config.maxConnections > 0) app.server.maxConnections = app.config.maxConnections
 }
 
 /** Registers CORS (when `CORS_ORIGINS` names origins), the security headers and the rate limit (when on). */
