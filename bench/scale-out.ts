@@ -9,10 +9,12 @@ import { seedCatalogue } from '../src/catalog/demo-catalogue.js'
 import { kinds as allKinds, glasses, lenses } from '../src/catalog/kinds.js'
 import { openDatabase } from '../src/db/database.js'
 import { lsnBytes } from '../src/db/read-routing.js'
+import type { StoredEntry } from '../test/fixtures/glass-prices.js'
 import { type ReplicatedPair, standbyUnavailable, startReplicatedPair } from '../test/standby.js'
 import { ColdMixGenerator, readColdCatalogue } from './cold-mix.js'
 import { processTimes } from './cpu.js'
 import { type LoadResult, runHttp } from './load.js'
+import { priceEdit } from './scenarios.js'
 import { buildService, type Service, startService } from './service.js'
 
 /*
@@ -183,14 +185,9 @@ try {
   })
   const generator = new ColdMixGenerator(await readColdCatalogue(db.primary))
   const entries = (
-    await sql<{
-      id: number
-      manufacturer: string
-      brand: string
-      model: string
-      price: string
-      purchase: string
-    }>`SELECT id, manufacturer, brand, model, price::text, purchase::text FROM ${sql.table(glasses.priceTable)}
+    await sql<
+      Pick<StoredEntry, 'id' | 'manufacturer' | 'brand' | 'model' | 'price' | 'purchase'>
+    >`SELECT id, manufacturer, brand, model, price::text, purchase::text FROM ${sql.table(glasses.priceTable)}
        ORDER BY id LIMIT 200`.execute(db.primary)
   ).rows
   await db.close()
@@ -237,17 +234,10 @@ try {
         const service = services[writes.sent % services.length]
         if (!entry || !service) break
         const roubles = BigInt(entry.price.split('.')[0] as string) + BigInt(writes.sent + 1)
-        const response = await fetch(`${service.baseUrl}/api/v2/glasses/prices/${entry.id}`, {
-          method: 'PUT',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({
-            manufacturer: entry.manufacturer,
-            brand: entry.brand,
-            model: entry.model,
-            price: roubles.toString(),
-            purchase: entry.purchase,
-          }),
-        })
+        const response = await fetch(
+          `${service.baseUrl}/api/v2/glasses/prices/${entry.id}`,
+          priceEdit(entry, roubles.toString(), entry.purchase),
+        )
         writes.sent++
         if (!response.ok) writes.failed++
         await new Promise((resolve) => setTimeout(resolve, 1000 / writesPerSecond))

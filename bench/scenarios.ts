@@ -167,6 +167,19 @@ async function twoLetterPieces(db: AnyDb, kind: Kind, columnName: string): Promi
  * Whether `--only` selects a scenario: its id, or a prefix of it; a one-letter prefix names the scenarios of that
  * letter (`c`: the (c) scenarios, not the cold mix, which `cold` selects). Everything when `only` is empty.
  */
+/** The `PUT` of a glass price entry with a new price: its keys as they are, the prices given. */
+export function priceEdit(
+  entry: { readonly manufacturer: string; readonly brand: string; readonly model: string },
+  price: number | string,
+  purchase: number | string,
+): RequestInit {
+  return {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ manufacturer: entry.manufacturer, brand: entry.brand, model: entry.model, price, purchase }),
+  }
+}
+
 export function isSelected(id: string, only: readonly string[]): boolean {
   if (only.length === 0) return true
   return only.some((prefix) => id === prefix || id.startsWith(prefix.length === 1 ? `${prefix}-` : prefix))
@@ -434,17 +447,10 @@ async function writeThenSearchScenario(db: Database): Promise<OneShotScenario> {
     async service({ baseUrl }, run) {
       for (let index = 0; index < WRITES_PER_RUN; index++) {
         const entry = pick(run, index, 0)
-        const written = await idempotentFetch(`${baseUrl}/api/v2/glasses/prices/${entry.id}`, {
-          method: 'PUT',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({
-            manufacturer: entry.manufacturer,
-            brand: entry.brand,
-            model: entry.model,
-            price: entry.price,
-            purchase: Number(entry.purchase),
-          }),
-        })
+        const written = await idempotentFetch(
+          `${baseUrl}/api/v2/glasses/prices/${entry.id}`,
+          priceEdit(entry, entry.price, Number(entry.purchase)),
+        )
         if (written.status !== 200) throw new Error(`PUT answered ${written.status}: ${await written.text()}`)
         const found = await idempotentFetch(`${baseUrl}/api/v2/good/nomenclature/search/glasses?size=100`, {
           method: 'POST',

@@ -1,8 +1,8 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { closeSync, openSync, readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { freePort } from '../test/harness.js'
 
 /** Compiles the service as `npm start` does (incrementally: seconds when nothing changed). */
 export function buildService(): void {
@@ -31,17 +31,6 @@ export interface Service {
 }
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
-    })
-  })
-}
 
 function peakRss(child: ChildProcess): number | null {
   try {

@@ -1,11 +1,11 @@
 import { execFileSync, spawnSync } from 'node:child_process'
 import { appendFileSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { openDatabase } from '../src/db/database.js'
 import { migrateToLatest } from '../src/db/migrate.js'
+import { freePort } from './harness.js'
 
 /*
  * A primary and a streaming standby of it, made for a suite: `initdb` of a private primary on a free port of
@@ -62,17 +62,6 @@ function run(command: string, args: readonly string[]): string {
     const failed = error as { stderr?: string; message: string }
     throw new Error(`${command} ${args.join(' ')} failed: ${failed.stderr || failed.message}`)
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
-    })
-  })
 }
 
 /** Makes the primary and its standby; see the header. Throws when the binaries are missing. */
