@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict'
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Writable } from 'node:stream'
+import { after, before, test } from 'node:test'
+import { sql } from 'kysely'
+import { runCli } from '../src/cli.js'
+import { eachDatabase } from './harness.js'
+
+/*
+ * The README's command-line examples run as written: every `npm run cli -- …` line of its `sh` blocks, in the
+ * README's order, through the CLI's own entry (`runCli`, what `npm run cli` calls) against a fresh database: an
+ * empty data directory on the embedded database, the suite's fresh schema on the server. Files are read and
+ * written in a directory holding `examples/`; a `| head` keeps the first ten lines. Each must exit 0.
+ */
+
+const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+const projectRoot = new URL('..', import.meta.url).pathname
+
+/** The README's `npm run cli -- …` lines, with the line of the README each is on. */
+function cliExamples(): { line: number; command: string }[] {
+  const examples: { line: number; command: string }[] = []
+  for (const match of readme.matchAll(/```sh\n([\s\S]*?)```/g)) {
+    const first = readme.slice(0, match.index).split('\n').length + 1
+    for (const [offset, line] of (match[1] ?? '').split('\n').entries()) {
+      if (line.startsWith('npm run cli -- ')) examples.push({ line: first + offset, command: line })
+    }
+  }
+  return examples
+}
+
+test('the README has command-line examples to run: seed, refresh, migrate, import and export', () => {
+  const commands = cliExamples().map(({ command }) => command.split(/\s+/)[4])
+  for (const command of ['seed', 'refresh', 'migrate', 'import', 'export'])
+    assert.ok(commands.includes(command), command)
+})
+
+eachDatabase('README command line', (ctx) => {
+  let work: string
+  let env: Record<string, string>
+  before(async () => {
+    work = mkdtempSync(join(tmpdir(), 'optics-readme-cli-'))
+    symlinkSync(join(projectRoot, 'examples'), join(work, 'examples'))
+    if (ctx.target === 'postgres') {
+      const { rows } = await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(ctx.db.primary)
+      const url = new URL(process.env.TEST_DATABASE_URL ?? '')
+      url.searchParams.set('options', `-c search_path=${rows[0]?.schema},public`)
+      env = { DATABASE_URL: url.toString() }
+    } else {
+      env = { DATA_DIR: join(work, 'data') }
+    }
+  })
+  after(() => rmSync(work, { recursive: true, force: true }))
+
+  test('every `npm run cli` example exits 0, in order, on a fresh database', { timeout: 280_000 }, async () => {
+    const output: string[] = []
+    for (const { line, command } of cliExamples()) {
+      const [words = '', pipe] = command.replace(/\s+#.*$/, '').split('|')
+      assert.ok(!/["'$`\\]/.test(words), `README line ${line}: the test splits a command on spaces only`)
+      const argv = words
+        .trim()
+        .split(/\s+/)
+        .slice(4)
+        .map((word) => (/\.(csv|xlsx)$/.test(word) ? join(work, word) : word))
+      let stdout = ''
+      let stderr = ''
+      const sink = (write: (text: string) => void) =>
+        new Writable({
+          write(chunk, _encoding, done) {
+            write(String(chunk))
+            done()
+          },
+        }) as unknown as NodeJS.WriteStream
+      const code = await runCli(argv, {
+        stdout: sink((text) => {
+          stdout += text
+        }),
+        stderr: sink((text) => {
+          stderr += text
+        }),
+        env: { LOG_LEVEL: 'silent', ...env },
+      })
+      assert.equal(code, 0, `README line ${line}: ${command}\n${stderr}`)
+      output.push(pipe?.trim() === 'head' ? stdout.split('\n').slice(0, 10).join('\n') : stdout)
+    }
+    const all = output.join('\n')
+    assert.match(all, /glasses: 3000 SKUs/)
+    assert.match(all, /glasses prices: \d+ rows imported \(\d+ added, \d+ updated, \d+ unchanged\)/)
+    assert.ok(existsSync(join(work, 'glass-prices.xlsx')), 'the XLSX export was written')
+  })
+})
