@@ -16,6 +16,17 @@ export const normFunctionSql = `CREATE OR REPLACE FUNCTION optics_norm(value tex
 
 export const norm = (expression: string): string => `optics_norm(${expression})`
 
+/**
+ * `optics_norm` in JavaScript, for code that compares keys before the database does (the duplicate keys of an
+ * imported file, suggestions, the demo catalogue's unique keys). The two agree on the text keys are made of (Latin,
+ * Cyrillic, digits, punctuation, spaces: optics-norm.test.ts checks it on both databases); on letters the
+ * databases' own `lower` disagree about (circled letters, letters of recent Unicode versions) and on whitespace
+ * other than spaces at the ends (`btrim` keeps it) they may not.
+ */
+export function normaliseKeyText(value: string): string {
+  return value.trim().toLowerCase().replace(/ё/g, 'е')
+}
+
 const entryAttributes = (kind: Kind): Attribute[] => kind.attributes.filter((a) => a.entry !== 'none')
 
 /** Columns of the price-list table besides id, price, purchase and bookkeeping, in table order. */

@@ -1,6 +1,6 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely'
-import { canonicalText } from '../catalog/key-text.js'
 import { containsSql } from '../catalog/search-query.js'
+import { canonicalText } from '../domain/key-text.js'
 import { compareDecimal, type DecimalValue, parseDecimal } from '../http/decimal.js'
 import { badRequest, type FieldError } from '../http/problem.js'
 
@@ -28,7 +28,7 @@ const ranges = [
 
 /**
  * Reads the filters from query parameters (as validated by `glassPriceFilterQueryProperties`, or raw from a CLI).
- * Text is brought to the keys' one form (catalog/key-text.ts), so a filter typed with a no-break space finds its
+ * Text is brought to the keys' one form (domain/key-text.ts), so a filter typed with a no-break space finds its
  * entries. Blank values are absent. Throws a 400 naming the fields when a value is not a number or a range is reversed.
  */
 export function parseGlassPriceFilter(query: Readonly<Record<string, unknown>>): GlassPriceFilter {

@@ -1,12 +1,12 @@
 import { type Expression, type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely'
 import { dataVersionSql, readDataVersion } from '../catalog/catalog-state.js'
 import { type PageCaches, readCountedPage } from '../catalog/counted-page.js'
-import { canonicalText, keyTextProblem } from '../catalog/key-text.js'
 import { glasses } from '../catalog/kinds.js'
 import type { SearchIndex } from '../catalog/search-index/search-index.js'
 import { DATA_VERSION } from '../catalog/search-query.js'
 import type { DB } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
+import { canonicalText, keyTextProblem } from '../domain/key-text.js'
 import { checkDecimal } from '../http/decimal.js'
 import type { Page, PageRequest } from '../http/page.js'
 import {
@@ -63,7 +63,7 @@ export function parseId(raw: unknown, field = 'id'): string {
 
 /**
  * Validates a create/update body (types are already checked by the schema); every problem is one field error.
- * Keys are brought to their one form (catalog/key-text.ts) and trimmed before the duplicate check: a key of
+ * Keys are brought to their one form (domain/key-text.ts) and trimmed before the duplicate check: a key of
  * nothing but invisible characters is blank, and one with a bidi control or invalid text is refused.
  */
 export function validateGlassPriceInput(body: GlassPriceInputBody): GlassPriceInput {

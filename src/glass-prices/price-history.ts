@@ -21,7 +21,7 @@ import {
  *
  * A revert restores the old values of the entries that still hold the change's new values, reports the others
  * as conflicts, and is itself a change. Restored keys are written in their one form (`optics_key_text`, see
- * catalog/key-text.ts), as every other door writes them. It never re-applies arithmetic (an inverse percentage does not give the
+ * domain/key-text.ts), as every other door writes them. It never re-applies arithmetic (an inverse percentage does not give the
  * old prices back); it restores the recorded values.
  */
 

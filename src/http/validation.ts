@@ -2,7 +2,7 @@ import { Ajv, type Options } from 'ajv'
 import addFormats from 'ajv-formats'
 import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify'
 import Type, { type TSchema } from 'typebox'
-import { hasLoneSurrogate } from '../catalog/key-text.js'
+import { hasLoneSurrogate } from '../domain/key-text.js'
 import { convertBody, convertQuery, keepBodyText } from './input-conversion.js'
 import { type FieldError, ProblemError } from './problem.js'
 

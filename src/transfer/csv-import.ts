@@ -1,11 +1,10 @@
 import { hash } from 'node:crypto'
 import { refreshMatview } from '../catalog/catalog-repository.js'
-import { normaliseKeyText } from '../catalog/demo-generator.js'
 import type { Kind } from '../catalog/kind.js'
-import { norm } from '../catalog/kind-schema.js'
+import { norm, normaliseKeyText } from '../catalog/kind-schema.js'
+import { copyText } from '../db/copy-text.js'
 import type { Database, RawClient } from '../db/database.js'
 import { createIndexes, dropSecondaryIndexes } from '../db/indexes.js'
-import { copyText } from './copy-text.js'
 import { type CsvRecord, type CsvSource, openCsv } from './csv-records.js'
 import {
   compareDecimals,

@@ -1,6 +1,6 @@
 import { entryFieldColumns, skuFieldColumns } from '../catalog/catalog-repository.js'
-import { canonicalText, keyTextProblem } from '../catalog/key-text.js'
 import type { Kind, ValueType } from '../catalog/kind.js'
+import { canonicalText, keyTextProblem } from '../domain/key-text.js'
 import { restoreFormula } from './formula-cells.js'
 
 /*
@@ -111,7 +111,7 @@ const groupingSpaces = /(?<=\d)[\s\u00a0\u202f](?=\d)/g
  * numbers, NULL for an empty cell) or a reason. `decimalComma` accepts `1 234,50` as spreadsheets in Russian
  * write it (only in files separated by `;`, where the comma cannot be a separator). With `formulaMarks` (CSV) a
  * text cell `'=…` (a formula an export neutralised) loses its first `'`. Every text column is a key or is matched
- * against one, so text is brought to the keys' one form (catalog/key-text.ts) first, and a bidi control in it is
+ * against one, so text is brought to the keys' one form (domain/key-text.ts) first, and a bidi control in it is
  * refused.
  */
 export function parseValue(
