@@ -1,3 +1,4 @@
+import { MAX_PRICE } from '../domain/limits.js'
 import { catalogStateKindSql, changeLogKindSql } from './catalog-state.js'
 import type { Attribute, Filter, Kind, Range } from './kind.js'
 
@@ -55,8 +56,8 @@ export function createPriceTableSql(kind: Kind): string[] {
       `${r.column}_to ${r.sqlType}`,
       `CHECK (${r.column}_from <= ${r.column}_to)`,
     ]),
-    'price numeric(12,2) NOT NULL CHECK (price >= 0 AND price <= 99999999.99)',
-    'purchase numeric(12,2) NOT NULL CHECK (purchase >= 0 AND purchase <= 99999999.99)',
+    `price numeric(12,2) NOT NULL CHECK (price >= 0 AND price <= ${MAX_PRICE})`,
+    `purchase numeric(12,2) NOT NULL CHECK (purchase >= 0 AND purchase <= ${MAX_PRICE})`,
     'updated_at timestamptz NOT NULL DEFAULT now()',
     `updated_by text NOT NULL DEFAULT 'system'`,
     'version integer NOT NULL DEFAULT 1',

@@ -1,7 +1,7 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely'
 import { containsSql } from '../catalog/search-query.js'
+import { compareDecimal, type DecimalValue, parseDecimal } from '../domain/decimal.js'
 import { canonicalText } from '../domain/key-text.js'
-import { compareDecimal, type DecimalValue, parseDecimal } from '../http/decimal.js'
 import { badRequest, type FieldError } from '../http/problem.js'
 
 /*

@@ -6,8 +6,9 @@ import type { SearchIndex } from '../catalog/search-index/search-index.js'
 import { DATA_VERSION } from '../catalog/search-query.js'
 import type { DB } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
+import { checkDecimal } from '../domain/decimal.js'
 import { canonicalText, keyTextProblem } from '../domain/key-text.js'
-import { checkDecimal } from '../http/decimal.js'
+import { MAX_PRICE, MAX_TEXT_LENGTH } from '../domain/limits.js'
 import type { Page, PageRequest } from '../http/page.js'
 import {
   badRequest,
@@ -18,14 +19,12 @@ import {
   preconditionFailed,
 } from '../http/problem.js'
 import { type GlassPriceFilter, glassPriceFilterConditions } from './glass-price-filter.js'
-import {
-  type GlassPriceEntry,
-  type GlassPriceInputBody,
-  type GlassPriceListItem,
-  MAX_PRICE,
-  MAX_TEXT_LENGTH,
-  type SortColumn,
-  type SortDirection,
+import type {
+  GlassPriceEntry,
+  GlassPriceInputBody,
+  GlassPriceListItem,
+  SortColumn,
+  SortDirection,
 } from './glass-price-schemas.js'
 import { type EntryRow, entryChangeRows, recordChange } from './price-history.js'
 

@@ -1,6 +1,6 @@
 import { parse as parseLosslessJson } from 'lossless-json'
+import { parseDecimal } from '../domain/decimal.js'
 import { canonicalText } from '../domain/key-text.js'
-import { parseDecimal } from './decimal.js'
 
 /*
  * The one conversion step before validation: a request's values are read the way the Spring service read them,

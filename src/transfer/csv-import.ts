@@ -5,16 +5,9 @@ import { norm, normaliseKeyText } from '../catalog/kind-schema.js'
 import { copyText } from '../db/copy-text.js'
 import type { Database, RawClient } from '../db/database.js'
 import { createIndexes, dropSecondaryIndexes } from '../db/indexes.js'
+import { compareDecimals, decimalKey } from '../domain/decimal.js'
 import { type CsvRecord, type CsvSource, openCsv } from './csv-records.js'
-import {
-  compareDecimals,
-  decimalKey,
-  headerKey,
-  parseValue,
-  type TransferColumn,
-  type TransferTable,
-  transferColumns,
-} from './transfer-columns.js'
+import { headerKey, parseValue, type TransferColumn, type TransferTable, transferColumns } from './transfer-columns.js'
 import { openXlsx } from './xlsx.js'
 
 /*
