@@ -3,11 +3,11 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { sql } from 'kysely'
-import { seedCatalogue } from '../src/catalog/demo-catalogue.js'
 import type { Kind } from '../src/catalog/kind.js'
 import { kinds as allKinds, glasses, lenses } from '../src/catalog/kinds.js'
 import { type Database, openDatabase } from '../src/db/database.js'
 import { migrateToLatest } from '../src/db/migrate.js'
+import { seedCatalogue } from '../src/demo/demo-catalogue.js'
 import { type CpuPerRequest, isLocalServer, withCpu } from './cpu.js'
 import {
   type CategoryFigures,

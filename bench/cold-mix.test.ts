@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { Random } from '../src/catalog/demo-generator.js'
+import { Random } from '../src/demo/demo-generator.js'
 import { COLD_MIX_SHARES, type ColdCatalogue, ColdMixGenerator, type ColdRequest, fragment } from './cold-mix.js'
 
 /*

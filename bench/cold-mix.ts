@@ -1,8 +1,8 @@
 import { CompiledQuery, type Kysely, sql } from 'kysely'
 import { readCountedPage } from '../src/catalog/counted-page.js'
-import { normaliseKeyText, Random } from '../src/catalog/demo-generator.js'
 import { searchFacets } from '../src/catalog/facets.js'
 import type { Filter, Kind, PrescriptionRole } from '../src/catalog/kind.js'
+import { normaliseKeyText } from '../src/catalog/kind-schema.js'
 import {
   accessories,
   contactLenses,
@@ -22,6 +22,7 @@ import {
 } from '../src/catalog/search-query.js'
 import { loadConfig } from '../src/config.js'
 import type { Database } from '../src/db/database.js'
+import { Random } from '../src/demo/demo-generator.js'
 import { type GlassPriceFilter, glassPriceFilterConditions } from '../src/glass-prices/glass-price-filter.js'
 import { buildListingQueries } from '../src/glass-prices/glass-price-repository.js'
 import type { SortColumn, SortDirection } from '../src/glass-prices/glass-price-schemas.js'

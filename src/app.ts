@@ -1,5 +1,6 @@
 import { parse as parseQueryString } from 'node:querystring'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import { registerCatalogMetrics } from './catalog/catalog-metrics.js'
 import { catalogStatusRoutes } from './catalog/catalog-status-routes.js'
 import { facetRoutes } from './catalog/facet-routes.js'
 import { registerMatviewRefresh } from './catalog/matview-refresh.js'
@@ -96,7 +97,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   capConnections(app)
   registerAuthentication(app)
   await registerOpenApi(app)
-  registerMatviewRefresh(app, { onRefreshed: metrics.observeMatviewRefresh })
+  registerMatviewRefresh(app, { onRefreshed: registerCatalogMetrics(app, metrics).observeMatviewRefresh })
 
   await app.register(operationsRoutes, { metrics })
   await app.register(searchRoutes)

@@ -4,7 +4,6 @@ import { finished } from 'node:stream/promises'
 import { pathToFileURL } from 'node:url'
 import { type ParseArgsConfig, parseArgs } from 'node:util'
 import { refreshMatview } from './catalog/catalog-repository.js'
-import { CatalogueNotEmptyError, DEMO_SEED, seedCatalogue } from './catalog/demo-catalogue.js'
 import type { Kind } from './catalog/kind.js'
 import { kindByPath, kinds } from './catalog/kinds.js'
 import { type Config, ConfigError, loadConfig, redactSecrets } from './config.js'
@@ -13,6 +12,7 @@ import { DataDirBusyError, type DataDirLock, lockDataDir } from './db/data-dir-l
 import { type Database, openDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
 import { waitForDatabase } from './db/wait-for-database.js'
+import { CatalogueNotEmptyError, DEMO_SEED, seedCatalogue } from './demo/demo-catalogue.js'
 import {
   describeLookAlikeKeyReport,
   LOOK_ALIKE_MIGRATION,

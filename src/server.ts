@@ -1,13 +1,13 @@
 import { createServer } from 'node:net'
 import { setFlagsFromString } from 'node:v8'
 import { buildApp } from './app.js'
-import { ensureDemoCatalogue } from './catalog/demo-catalogue.js'
 import { type Config, ConfigError, loadConfig, redactSecrets } from './config.js'
 import { listenForBackups } from './db/data-dir-backup.js'
 import { lockDataDir } from './db/data-dir-lock.js'
 import { openDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
 import { waitForDatabase } from './db/wait-for-database.js'
+import { ensureDemoCatalogue } from './demo/demo-catalogue.js'
 import {
   describeLookAlikeKeyReport,
   LOOK_ALIKE_MIGRATION,

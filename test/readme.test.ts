@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import { seedCatalogue } from '../src/catalog/demo-catalogue.js'
+import { seedCatalogue } from '../src/demo/demo-catalogue.js'
 import { buildTestApp, eachDatabase } from './harness.js'
 
 /*

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import Type, { type TSchema } from 'typebox'
+import { MAX_TEXT_LENGTH } from '../domain/limits.js'
 import { NullableNumber, problemResponses } from '../http/schemas.js'
 import { StringEnum } from '../http/validation.js'
 import { FACET_VALUES, facetFields, searchFacets } from './facets.js'
@@ -103,7 +104,7 @@ export async function facetRoutes(app: FastifyInstance): Promise<void> {
         querystring: Type.Object({
           kind: StringEnum(kinds.map((k) => k.path) as [string, ...string[]], { description: 'The product kind' }),
           field: Type.String({ minLength: 1, maxLength: 64, description: 'A text item field of the kind (brand, …)' }),
-          q: Type.String({ maxLength: 255, description: 'What was typed' }),
+          q: Type.String({ maxLength: MAX_TEXT_LENGTH, description: 'What was typed' }),
           byPriceList: Type.Optional(
             Type.Boolean({ default: false, description: 'true: values of the price list; false: of priced goods' }),
           ),

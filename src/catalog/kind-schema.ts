@@ -1,3 +1,4 @@
+import { MAX_PRICE } from '../domain/limits.js'
 import { catalogStateKindSql, changeLogKindSql } from './catalog-state.js'
 import type { Attribute, Filter, Kind, Range } from './kind.js'
 
@@ -15,6 +16,17 @@ export const normFunctionSql = `CREATE OR REPLACE FUNCTION optics_norm(value tex
   RETURN translate(lower(btrim(value)), 'ё', 'е')`
 
 export const norm = (expression: string): string => `optics_norm(${expression})`
+
+/**
+ * `optics_norm` in JavaScript, for code that compares keys before the database does (the duplicate keys of an
+ * imported file, suggestions, the demo catalogue's unique keys). The two agree on the text keys are made of (Latin,
+ * Cyrillic, digits, punctuation, spaces: optics-norm.test.ts checks it on both databases); on letters the
+ * databases' own `lower` disagree about (circled letters, letters of recent Unicode versions) and on whitespace
+ * other than spaces at the ends (`btrim` keeps it) they may not.
+ */
+export function normaliseKeyText(value: string): string {
+  return value.trim().toLowerCase().replace(/ё/g, 'е')
+}
 
 const entryAttributes = (kind: Kind): Attribute[] => kind.attributes.filter((a) => a.entry !== 'none')
 
@@ -44,8 +56,8 @@ export function createPriceTableSql(kind: Kind): string[] {
       `${r.column}_to ${r.sqlType}`,
       `CHECK (${r.column}_from <= ${r.column}_to)`,
     ]),
-    'price numeric(12,2) NOT NULL CHECK (price >= 0 AND price <= 99999999.99)',
-    'purchase numeric(12,2) NOT NULL CHECK (purchase >= 0 AND purchase <= 99999999.99)',
+    `price numeric(12,2) NOT NULL CHECK (price >= 0 AND price <= ${MAX_PRICE})`,
+    `purchase numeric(12,2) NOT NULL CHECK (purchase >= 0 AND purchase <= ${MAX_PRICE})`,
     'updated_at timestamptz NOT NULL DEFAULT now()',
     `updated_by text NOT NULL DEFAULT 'system'`,
     'version integer NOT NULL DEFAULT 1',

@@ -1,4 +1,4 @@
-import { messageText } from '../http/messages.js'
+import { messageText } from '../domain/messages.js'
 import { badRequest, type FieldError, listFieldErrors } from '../http/problem.js'
 import type { Filter, Kind, PrescriptionRole } from './kind.js'
 import type { FilterValues } from './search-query.js'

@@ -1,5 +1,5 @@
 import { type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
-import { messageText } from '../http/messages.js'
+import { messageText } from '../domain/messages.js'
 import type { PageRequest, SortOrder } from '../http/page.js'
 import { invalidField } from '../http/problem.js'
 import { dataVersionSql, searchReads } from './catalog-state.js'

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import Type, { type TSchema } from 'typebox'
 import type { Db } from '../db/database.js'
+import { MAX_TEXT_LENGTH } from '../domain/limits.js'
 import { type Page, PageSchema, pagingQueryProperties, parsePageRequest } from '../http/page.js'
 import {
   NullableDecimalInput,
@@ -37,7 +38,10 @@ export function searchBodySchema(kind: Kind) {
 function filterSchema(filter: Filter): TSchema {
   const beyond = filter.prescription ? ' (prescription filter, beyond the contract)' : ''
   if (filter.match === 'substring') {
-    return NullableString({ maxLength: 255, description: `Case-insensitive substring; empty = no filter${beyond}` })
+    return NullableString({
+      maxLength: MAX_TEXT_LENGTH,
+      description: `Case-insensitive substring; empty = no filter${beyond}`,
+    })
   }
   const description =
     filter.match === 'equals'

@@ -60,7 +60,7 @@ export interface RawClient {
   execute<Row>(query: CompiledQuery<Row>): Promise<Row[]>
   /**
    * Streams rows into `COPY <table>(<columns>) FROM STDIN WITH (FORMAT text)`; returns the row count.
-   * The chunks are COPY text (see transfer/copy-text.ts), in the column order given.
+   * The chunks are COPY text (see copy-text.ts), in the column order given.
    */
   copyRows(table: string, columns: readonly string[], chunks: AsyncIterable<string>): Promise<number>
   /** Runs `COPY (<query>) TO STDOUT WITH (FORMAT text)`; yields its output as text chunks (whole lines or not). */

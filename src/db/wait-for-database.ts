@@ -1,5 +1,5 @@
-import { isDatabaseUnavailable } from '../http/problem.js'
 import type { Database } from './database.js'
+import { isDatabaseUnavailable } from './database-errors.js'
 
 /**
  * The start of the service and of the CLI in server mode: the database server may be starting too (a container

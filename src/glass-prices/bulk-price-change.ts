@@ -1,14 +1,14 @@
 import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely'
 import type { DB } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
-import { checkDecimal, compareDecimal, type DecimalValue } from '../http/decimal.js'
-import { messageText } from '../http/messages.js'
+import { checkDecimal, compareDecimal, type DecimalValue } from '../domain/decimal.js'
+import { MAX_PRICE } from '../domain/limits.js'
+import { messageText } from '../domain/messages.js'
 import { badRequest, conflict, type FieldError, listFieldErrors, unprocessable } from '../http/problem.js'
 import { type GlassPriceFilter, glassPriceFilterConditions, glassPriceWhereSql } from './glass-price-filter.js'
 import {
   type BulkChangeBody,
   type BulkChangePreview,
-  MAX_PRICE,
   type PreviewRow,
   type PriceType,
   ROUNDINGS,

@@ -1,8 +1,8 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely'
-import { canonicalText } from '../catalog/key-text.js'
 import { containsSql } from '../catalog/search-query.js'
-import { compareDecimal, type DecimalValue, parseDecimal } from '../http/decimal.js'
-import { messageText } from '../http/messages.js'
+import { compareDecimal, type DecimalValue, parseDecimal } from '../domain/decimal.js'
+import { canonicalText } from '../domain/key-text.js'
+import { messageText } from '../domain/messages.js'
 import { badRequest, type FieldError, listFieldErrors } from '../http/problem.js'
 
 /*
@@ -29,7 +29,7 @@ const ranges = [
 
 /**
  * Reads the filters from query parameters (as validated by `glassPriceFilterQueryProperties`, or raw from a CLI).
- * Text is brought to the keys' one form (catalog/key-text.ts), so a filter typed with a no-break space finds its
+ * Text is brought to the keys' one form (domain/key-text.ts), so a filter typed with a no-break space finds its
  * entries. Blank values are absent. Throws a 400 naming the fields when a value is not a number or a range is reversed.
  */
 export function parseGlassPriceFilter(query: Readonly<Record<string, unknown>>): GlassPriceFilter {

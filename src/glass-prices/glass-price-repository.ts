@@ -1,14 +1,15 @@
 import { type Expression, type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely'
 import { dataVersionSql, readDataVersion } from '../catalog/catalog-state.js'
 import { type PageCaches, readCountedPage } from '../catalog/counted-page.js'
-import { canonicalText, keyTextProblem } from '../catalog/key-text.js'
 import { glasses } from '../catalog/kinds.js'
 import type { SearchIndex } from '../catalog/search-index/search-index.js'
 import { DATA_VERSION } from '../catalog/search-query.js'
 import type { DB } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
-import { checkDecimal } from '../http/decimal.js'
-import { messageText } from '../http/messages.js'
+import { checkDecimal } from '../domain/decimal.js'
+import { canonicalText, keyTextProblem } from '../domain/key-text.js'
+import { MAX_PRICE, MAX_TEXT_LENGTH } from '../domain/limits.js'
+import { messageText } from '../domain/messages.js'
 import type { Page, PageRequest } from '../http/page.js'
 import {
   badRequest,
@@ -20,14 +21,12 @@ import {
   preconditionFailed,
 } from '../http/problem.js'
 import { type GlassPriceFilter, glassPriceFilterConditions } from './glass-price-filter.js'
-import {
-  type GlassPriceEntry,
-  type GlassPriceInputBody,
-  type GlassPriceListItem,
-  MAX_PRICE,
-  MAX_TEXT_LENGTH,
-  type SortColumn,
-  type SortDirection,
+import type {
+  GlassPriceEntry,
+  GlassPriceInputBody,
+  GlassPriceListItem,
+  SortColumn,
+  SortDirection,
 } from './glass-price-schemas.js'
 import { type EntryRow, entryChangeRows, recordChange } from './price-history.js'
 
@@ -65,7 +64,7 @@ export function parseId(raw: unknown, field = 'id'): string {
 
 /**
  * Validates a create/update body (types are already checked by the schema); every problem is one field error.
- * Keys are brought to their one form (catalog/key-text.ts) and trimmed before the duplicate check: a key of
+ * Keys are brought to their one form (domain/key-text.ts) and trimmed before the duplicate check: a key of
  * nothing but invisible characters is blank, and one with a bidi control or invalid text is refused.
  */
 export function validateGlassPriceInput(body: GlassPriceInputBody): GlassPriceInput {

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import Type from 'typebox'
-import { messageText, translate } from '../http/messages.js'
+import { messageText, translate } from '../domain/messages.js'
 import { PageSchema, pagingQueryProperties, parsePageRequest } from '../http/page.js'
 import { principalName } from '../http/principal.js'
 import { entryNotFound, requestLanguage } from '../http/problem.js'

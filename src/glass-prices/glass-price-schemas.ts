@@ -1,4 +1,5 @@
 import Type, { type Static, type TSchema } from 'typebox'
+import { MAX_PRICE, MAX_TEXT_LENGTH } from '../domain/limits.js'
 import { pagingQueryProperties } from '../http/page.js'
 import {
   DecimalInput,
@@ -13,9 +14,6 @@ import { StringEnum } from '../http/validation.js'
  * The wire shapes of the glass price list: the contract's entry, listing item and bulk change, and the history
  * and preview shapes beyond it. Key order follows the contract.
  */
-
-export const MAX_TEXT_LENGTH = 255
-export const MAX_PRICE = '99999999.99'
 
 const text = (description: string) =>
   Type.String({

@@ -3,7 +3,7 @@ import { PassThrough } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import Type from 'typebox'
 import { glasses } from '../catalog/kinds.js'
-import { messageText } from '../http/messages.js'
+import { messageText } from '../domain/messages.js'
 import { principalName } from '../http/principal.js'
 import {
   conflict,

@@ -10,9 +10,9 @@ import {
   storedEntry,
 } from '../../test/fixtures/glass-prices.js'
 import { buildTestApp, eachDatabase } from '../../test/harness.js'
-import { canonicalText } from '../catalog/key-text.js'
 import { glasses } from '../catalog/kinds.js'
 import { normaliseLookAlikeKeys } from '../db/migrations/0007-look-alike-keys.js'
+import { canonicalText } from '../domain/key-text.js'
 import { importCsv } from '../transfer/csv-import.js'
 import { describeLookAlikeKeyReport, readLookAlikeKeyReport } from './look-alike-keys.js'
 

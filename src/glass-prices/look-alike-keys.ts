@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely'
-import { messageText } from '../http/messages.js'
+import { messageText } from '../domain/messages.js'
 
 /*
  * What the migration 0007-look-alike-keys found in the glass price list (its table `glass_price_key_report`),

@@ -2,7 +2,7 @@ import { type Kysely, type Selectable, sql } from 'kysely'
 import { lockForTransaction } from '../db/advisory-lock.js'
 import type { DB, GlassesPriceTable } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
-import { messageText } from '../http/messages.js'
+import { messageText } from '../domain/messages.js'
 import { buildPage, type Page, type PageRequest, resolveTotal } from '../http/page.js'
 import { conflict, entryNotFound } from '../http/problem.js'
 import {
@@ -22,7 +22,7 @@ import {
  *
  * A revert restores the old values of the entries that still hold the change's new values, reports the others
  * as conflicts, and is itself a change. Restored keys are written in their one form (`optics_key_text`, see
- * catalog/key-text.ts), as every other door writes them. It never re-applies arithmetic (an inverse percentage does not give the
+ * domain/key-text.ts), as every other door writes them. It never re-applies arithmetic (an inverse percentage does not give the
  * old prices back); it restores the recorded values.
  */
 

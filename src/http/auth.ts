@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { createRemoteJWKSet, errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose'
 import type { Config } from '../config.js'
-import { messageText } from './messages.js'
+import { messageText } from '../domain/messages.js'
 import { forbidden, type ProblemError, serviceUnavailable, unauthorized } from './problem.js'
 
 /*

@@ -1,6 +1,6 @@
 import { parse as parseLosslessJson } from 'lossless-json'
-import { canonicalText } from '../catalog/key-text.js'
-import { parseDecimal } from './decimal.js'
+import { parseDecimal } from '../domain/decimal.js'
+import { canonicalText } from '../domain/key-text.js'
 
 /*
  * The one conversion step before validation: a request's values are read the way the Spring service read them,
@@ -26,7 +26,7 @@ import { parseDecimal } from './decimal.js'
  *   integers  the same, decimal or hexadecimal (0x…, #…)
  *   booleans  true/on/yes/1, false/off/no/0 in any case, trimmed
  *   lists     a single value is a list of one
- * Text, in bodies and query strings alike, is brought to its one form (catalog/key-text.ts: invisible characters
+ * Text, in bodies and query strings alike, is brought to its one form (domain/key-text.ts: invisible characters
  * removed, no-break spaces made spaces, NFC), so a key typed with a no-break space or in decomposed form is the
  * same key, and a filter typed so finds it. Spring converted nothing for a String; this is the one departure.
  */

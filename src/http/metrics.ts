@@ -1,8 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import packageJson from '../../package.json' with { type: 'json' }
-import { readCatalogStates } from '../catalog/catalog-state.js'
-import type { RefreshEvent } from '../catalog/matview-refresh.js'
 import type { PoolStats } from '../db/database.js'
 
 /*
@@ -48,9 +46,12 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
 export interface ServiceMetrics {
   /** This application's registry (without the process metrics). */
   readonly registry: Registry
-  /** Records one matview refresh (pass to the matview refresher). */
-  observeMatviewRefresh(event: RefreshEvent): void
-  /** Reads what is read at scrape time (database, matview freshness), then renders every metric as text. */
+  /**
+   * Adds a reading of the database that each scrape makes before rendering (a feature sets its own gauges in
+   * {@link registry} from it). One that throws or takes longer than the scrape allows reports the database down.
+   */
+  readAtScrape(read: () => Promise<void>): void
+  /** Makes the readings of {@link readAtScrape}, then renders every metric as text. */
   scrape(): Promise<{ contentType: string; body: string }>
 }
 
@@ -170,39 +171,13 @@ export function registerMetrics(app: FastifyInstance): ServiceMetrics {
     help: 'Whether the database answered the last scrape (1) or not (0)',
     registers: [registry],
   })
-  const refreshSeconds = new Histogram({
-    name: 'optics_matview_refresh_seconds',
-    help: 'Matview refreshes by this instance: duration per kind',
-    labelNames: ['kind'] as const,
-    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
-    registers: [registry],
-  })
-  const stale = new Gauge({
-    name: 'optics_matview_stale',
-    help: 'Whether the kind has changes its matview does not show yet (1) or not (0)',
-    labelNames: ['kind'] as const,
-    registers: [registry],
-  })
-  const staleSeconds = new Gauge({
-    name: 'optics_matview_stale_seconds',
-    help: 'While stale: seconds since the matview was last refreshed (an upper bound on how long searches have missed changes); 0 when fresh',
-    labelNames: ['kind'] as const,
-    registers: [registry],
-  })
+  const readings: (() => Promise<void>)[] = []
 
-  /** One read of the catalog state tells both whether the database answers and how fresh each matview is. */
+  /** The readings tell whether the database answers; a scrape never waits longer than the timeout for one. */
   async function readDatabaseGauges(): Promise<void> {
-    stale.reset()
-    staleSeconds.reset()
     try {
-      const states = await withTimeout(readCatalogStates(app.db.primary), DATABASE_CHECK_TIMEOUT_MS, 'catalog state')
+      for (const read of readings) await withTimeout(read(), DATABASE_CHECK_TIMEOUT_MS, 'database reading')
       databaseUp.set(1)
-      const now = Date.now()
-      for (const state of states) {
-        stale.set({ kind: state.kind }, state.stale ? 1 : 0)
-        const since = state.refreshedAt ?? state.changedAt
-        staleSeconds.set({ kind: state.kind }, state.stale && since ? Math.max(0, (now - since.getTime()) / 1000) : 0)
-      }
     } catch {
       databaseUp.set(0)
     }
@@ -210,8 +185,8 @@ export function registerMetrics(app: FastifyInstance): ServiceMetrics {
 
   return {
     registry,
-    observeMatviewRefresh(event) {
-      refreshSeconds.observe({ kind: event.kind.path }, (event.finishedAt - event.startedAt) / 1000)
+    readAtScrape(read) {
+      readings.push(read)
     },
     async scrape() {
       await readDatabaseGauges()

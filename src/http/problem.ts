@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'
 import FindMyWay, { type HTTPMethod } from 'find-my-way'
+import { isDatabaseUnavailable } from '../db/database-errors.js'
 import {
   type Language,
   type MessageKey,
@@ -9,7 +10,7 @@ import {
   negotiateLanguage,
   translate,
   translateTitle,
-} from './messages.js'
+} from '../domain/messages.js'
 import { defaultProblemCode, type ProblemCode, problemTypeUri } from './problem-types.js'
 import { isAbandonment, RequestBodyTimeoutError, RequestTimeoutError } from './request-timeout.js'
 
@@ -253,23 +254,6 @@ export function fieldErrors(validation: readonly AjvError[]): FieldError[] {
 /** PostgreSQL error classes that input can cause (a number out of range, a NUL byte, text too long): 400. */
 function isInputDatabaseError(code: string): boolean {
   return code.startsWith('22') || code === '54000'
-}
-
-/** PostgreSQL or driver errors meaning "the database is not reachable now". */
-export function isDatabaseUnavailable(error: unknown): boolean {
-  const code = String((error as { code?: unknown }).code ?? '')
-  const message = String((error as { message?: unknown }).message ?? '')
-  return (
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code) ||
-    code.startsWith('08') ||
-    code === '57P01' ||
-    code === '57P03' ||
-    // statement_timeout: the database did not answer in time (a lock held too long, an overloaded server).
-    code === '57014' ||
-    /timeout exceeded when trying to connect|Connection terminated|connection is closed|Client has encountered a connection error/i.test(
-      message,
-    )
-  )
 }
 
 /** Detail of the 400 for Fastify's own body errors; anything else a parser throws is malformed JSON. */

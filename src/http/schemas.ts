@@ -76,8 +76,3 @@ export const ProblemSchema = Type.Object(
 export function problemResponses(...statuses: number[]): Record<number, TSchema> {
   return Object.fromEntries(statuses.map((status) => [status, Type.Ref('Problem')]))
 }
-
-/** The decimal text of a validated decimal input (never a float computation). */
-export function decimalText(value: number | string): string {
-  return typeof value === 'number' ? String(value) : value.trim()
-}

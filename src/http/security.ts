@@ -3,7 +3,7 @@ import helmet from '@fastify/helmet'
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import type { Config } from '../config.js'
-import { messageText } from './messages.js'
+import { messageText } from '../domain/messages.js'
 import { tooManyRequests } from './problem.js'
 
 /*

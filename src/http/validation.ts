@@ -2,9 +2,9 @@ import { Ajv, type Options } from 'ajv'
 import addFormats from 'ajv-formats'
 import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify'
 import Type, { type TSchema } from 'typebox'
-import { hasLoneSurrogate } from '../catalog/key-text.js'
+import { hasLoneSurrogate } from '../domain/key-text.js'
+import { messageText } from '../domain/messages.js'
 import { convertBody, convertQuery, keepBodyText } from './input-conversion.js'
-import { messageText } from './messages.js'
 import { type FieldError, listFieldErrors, ProblemError } from './problem.js'
 
 /*

@@ -1,22 +1,14 @@
 import { hash } from 'node:crypto'
 import { refreshMatview } from '../catalog/catalog-repository.js'
-import { normaliseKeyText } from '../catalog/demo-generator.js'
 import type { Kind } from '../catalog/kind.js'
-import { norm } from '../catalog/kind-schema.js'
+import { norm, normaliseKeyText } from '../catalog/kind-schema.js'
+import { copyText } from '../db/copy-text.js'
 import type { Database, RawClient } from '../db/database.js'
 import { createIndexes, dropSecondaryIndexes } from '../db/indexes.js'
-import { messageText } from '../http/messages.js'
-import { copyText } from './copy-text.js'
+import { compareDecimals, decimalKey } from '../domain/decimal.js'
+import { messageText } from '../domain/messages.js'
 import { type CsvRecord, type CsvSource, openCsv } from './csv-records.js'
-import {
-  compareDecimals,
-  decimalKey,
-  headerKey,
-  parseValue,
-  type TransferColumn,
-  type TransferTable,
-  transferColumns,
-} from './transfer-columns.js'
+import { headerKey, parseValue, type TransferColumn, type TransferTable, transferColumns } from './transfer-columns.js'
 import { openXlsx } from './xlsx.js'
 
 /*

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream'
 import Papa from 'papaparse'
-import { messageText } from '../http/messages.js'
+import { messageText } from '../domain/messages.js'
 
 /*
  * Reading a CSV file as batches of records with their line numbers, through papaparse (several times faster than

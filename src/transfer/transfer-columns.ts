@@ -1,14 +1,16 @@
 import { entryFieldColumns, skuFieldColumns } from '../catalog/catalog-repository.js'
-import { canonicalText, keyTextProblem } from '../catalog/key-text.js'
 import type { Kind, ValueType } from '../catalog/kind.js'
-import { messageText } from '../http/messages.js'
+import { canonicalDecimal, compareDecimals } from '../domain/decimal.js'
+import { canonicalText, keyTextProblem } from '../domain/key-text.js'
+import { groupedDecimal, MAX_PRICE, MAX_TEXT_LENGTH } from '../domain/limits.js'
+import { messageText } from '../domain/messages.js'
 import { restoreFormula } from './formula-cells.js'
 
 /*
  * The columns of a kind's price list and nomenclature as files see them (header = API field names), with the
  * rules every value must meet. Derived from the descriptor, so import, export and their docs agree for all kinds.
- * The rules are the API's: text trimmed, 1–255 characters, no NUL; money 0 … 99 999 999.99 with at most two
- * decimals; a measure within its column's numeric(p,s); a range's from ≤ to.
+ * The rules are the API's (domain/limits.ts): text trimmed, 1–255 characters, no NUL; money 0 … 99 999 999.99
+ * with at most two decimals; a measure within its column's numeric(p,s); a range's from ≤ to.
  */
 
 /** Which of a kind's two tables a file holds. */
@@ -44,9 +46,6 @@ export const SHARED_ALIASES: Readonly<Record<string, readonly string[]>> = {
 export function headerKey(name: string): string {
   return name.toLowerCase().replace(/\s+/g, '').replaceAll('ё', 'е')
 }
-
-export const MAX_TEXT_LENGTH = 255
-export const MAX_MONEY = '99999999.99'
 
 function numericShape(sqlType: string): { precision?: number; scale?: number } {
   const match = /^numeric\((\d+),\s*(\d+)\)$/.exec(sqlType)
@@ -112,7 +111,7 @@ const groupingSpaces = /(?<=\d)[\s\u00a0\u202f](?=\d)/g
  * numbers, NULL for an empty cell) or a reason. `decimalComma` accepts `1 234,50` as spreadsheets in Russian
  * write it (only in files separated by `;`, where the comma cannot be a separator). With `formulaMarks` (CSV) a
  * text cell `'=…` (a formula an export neutralised) loses its first `'`. Every text column is a key or is matched
- * against one, so text is brought to the keys' one form (catalog/key-text.ts) first, and a bidi control in it is
+ * against one, so text is brought to the keys' one form (domain/key-text.ts) first, and a bidi control in it is
  * refused.
  */
 export function parseValue(
@@ -159,8 +158,8 @@ export function parseValue(
   }
   if (column.type === 'money') {
     if (negative) return { error: messageText('import.notNegative') }
-    if (wholeDigits >= 8 && compareDecimals(canonical, MAX_MONEY) > 0) {
-      return { error: messageText('import.maxMoney') }
+    if (wholeDigits >= 8 && compareDecimals(canonical, MAX_PRICE) > 0) {
+      return { error: messageText('import.maxMoney', { max: groupedDecimal(MAX_PRICE) }) }
     }
   } else if (column.precision !== undefined && column.scale !== undefined) {
     if (wholeDigits > column.precision - column.scale) return { error: messageText('import.outOfRange') }
@@ -170,35 +169,4 @@ export function parseValue(
 
 function clip(text: string): string {
   return text.length > 40 ? `${text.slice(0, 40)}…` : text
-}
-
-/** `+01.50` → `1.50`, `.5` → `0.5`, `-0` → `0`: the same number, written one way. */
-export function canonicalDecimal(text: string): string {
-  // Already canonical: starts with a digit 1-9 and does not end with the point (the syntax is checked before).
-  const first = text.charCodeAt(0)
-  if (first >= 49 && first <= 57 && text.charCodeAt(text.length - 1) !== 46) return text
-  const negative = text.startsWith('-')
-  const unsigned = text.replace(/^[-+]/, '')
-  let [whole = '', fraction = ''] = unsigned.split('.')
-  whole = whole.replace(/^0+(?=\d)/, '') || '0'
-  const result = fraction ? `${whole}.${fraction}` : whole
-  return negative && /[1-9]/.test(result) ? `-${result}` : result
-}
-
-/** Compares two canonical decimals exactly (no floating point). */
-export function compareDecimals(a: string, b: string): number {
-  const scale = Math.max(decimals(a), decimals(b))
-  const scaled = (value: string) => BigInt(value.replace('.', '') + '0'.repeat(scale - decimals(value)))
-  const difference = scaled(a) - scaled(b)
-  return difference < 0n ? -1 : difference > 0n ? 1 : 0
-}
-
-function decimals(value: string): number {
-  const point = value.indexOf('.')
-  return point === -1 ? 0 : value.length - point - 1
-}
-
-/** A decimal as a key: equal numbers give equal keys (1.6 and 1.60). */
-export function decimalKey(value: string): string {
-  return value.includes('.') ? value.replace(/0+$/, '').replace(/\.$/, '') : value
 }

@@ -1,7 +1,7 @@
 import { once } from 'node:events'
 import type { Writable } from 'node:stream'
 import { strFromU8, strToU8, unzipSync, Zip, ZipDeflate, ZipPassThrough } from 'fflate'
-import { messageText } from '../http/messages.js'
+import { messageText } from '../domain/messages.js'
 import type { CsvProblem, CsvReader, CsvRecord, CsvSource } from './csv-records.js'
 
 /*

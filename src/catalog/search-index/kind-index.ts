@@ -1,7 +1,7 @@
 import type { RawClient } from '../../db/database.js'
+import { compareDecimal, type DecimalValue, parseDecimal } from '../../domain/decimal.js'
 import type { GlassPriceFilter } from '../../glass-prices/glass-price-filter.js'
 import type { GlassPriceListItem, SortColumn, SortDirection } from '../../glass-prices/glass-price-schemas.js'
-import { compareDecimal, type DecimalValue, parseDecimal } from '../../http/decimal.js'
 import { buildPage, type Page, type PageRequest } from '../../http/page.js'
 import { FACET_VALUES, type Facets, facetFields, type NumericFacet, type TextFacet } from '../facets.js'
 import type { Filter, ItemField, Kind, Range, ValueType } from '../kind.js'

@@ -1,4 +1,4 @@
-import { compareDecimal, type DecimalValue } from '../../http/decimal.js'
+import { compareDecimal, type DecimalValue } from '../../domain/decimal.js'
 import { type PackedPostings, packPostings } from '../packed-postings.js'
 import { type Codes, type Column, NULL_CODE, type Table, textRanks } from './table.js'
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
-import { compareDecimal, parseDecimal } from '../../http/decimal.js'
+import { compareDecimal, parseDecimal } from '../../domain/decimal.js'
 import { type IdentifiedTable, mergeRows } from './merge.js'
 import { type Column, ColumnBuilder, tieOf } from './table.js'
 import { compareCodePoints } from './text.js'

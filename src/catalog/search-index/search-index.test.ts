@@ -3,9 +3,9 @@ import { after, before, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import { buildTestApp, eachDatabase } from '../../../test/harness.js'
+import { seedCatalogue } from '../../demo/demo-catalogue.js'
 import { refreshMatview } from '../catalog-repository.js'
 import { pruneChangeLog } from '../catalog-state.js'
-import { seedCatalogue } from '../demo-catalogue.js'
 import { glasses } from '../kinds.js'
 
 /*

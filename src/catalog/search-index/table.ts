@@ -1,4 +1,4 @@
-import { compareDecimal, type DecimalValue, parseDecimal } from '../../http/decimal.js'
+import { compareDecimal, type DecimalValue, parseDecimal } from '../../domain/decimal.js'
 import type { ValueType } from '../kind.js'
 import { asciiLower, asciiNorm, compareCodePoints } from './text.js'
 

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely'
 
 /**
- * Keys of the glass price list stored before the service brought text to one form (catalog/key-text.ts: invisible
+ * Keys of the glass price list stored before the service brought text to one form (domain/key-text.ts: invisible
  * characters removed, no-break spaces made spaces, NFC) are brought to it here, where that is safe, and the rest
  * is reported in `glass_price_key_report`, one row per entry that needed attention:
  *

@@ -102,3 +102,39 @@ export function checkDecimal(input: number | string, rule: DecimalRule): Decimal
   }
   return value
 }
+
+/*
+ * Decimal text as files bring it, checked by syntax first (transfer/transfer-columns.ts): canonical without
+ * parsing into parts, so a million cells stay cheap.
+ */
+
+/** `+01.50` → `1.50`, `.5` → `0.5`, `-0` → `0`: the same number, written one way. */
+export function canonicalDecimal(text: string): string {
+  // Already canonical: starts with a digit 1-9 and does not end with the point (the syntax is checked before).
+  const first = text.charCodeAt(0)
+  if (first >= 49 && first <= 57 && text.charCodeAt(text.length - 1) !== 46) return text
+  const negative = text.startsWith('-')
+  const unsigned = text.replace(/^[-+]/, '')
+  let [whole = '', fraction = ''] = unsigned.split('.')
+  whole = whole.replace(/^0+(?=\d)/, '') || '0'
+  const result = fraction ? `${whole}.${fraction}` : whole
+  return negative && /[1-9]/.test(result) ? `-${result}` : result
+}
+
+/** Compares two canonical decimals exactly (no floating point). */
+export function compareDecimals(a: string, b: string): number {
+  const scale = Math.max(decimals(a), decimals(b))
+  const scaled = (value: string) => BigInt(value.replace('.', '') + '0'.repeat(scale - decimals(value)))
+  const difference = scaled(a) - scaled(b)
+  return difference < 0n ? -1 : difference > 0n ? 1 : 0
+}
+
+function decimals(value: string): number {
+  const point = value.indexOf('.')
+  return point === -1 ? 0 : value.length - point - 1
+}
+
+/** A decimal as a key: equal numbers give equal keys (1.6 and 1.60). */
+export function decimalKey(value: string): string {
+  return value.includes('.') ? value.replace(/0+$/, '').replace(/\.$/, '') : value
+}

@@ -16,7 +16,7 @@
  * 0007-look-alike-keys brought the keys stored earlier to this form.
  */
 
-import { messageText } from '../http/messages.js'
+import { messageText } from './messages.js'
 
 const invisible = /[\u00ad\u061c\u180e\u200b-\u200f\u2060-\u2064\ufeff]/g
 const noBreakSpaces = /[\u00a0\u2007\u202f]/g

@@ -1,13 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { sql } from 'kysely'
+import { entryFieldColumns, refreshMatview, skuFieldColumns } from '../catalog/catalog-repository.js'
+import type { Kind } from '../catalog/kind.js'
+import { kinds as allKinds } from '../catalog/kinds.js'
+import { copyText, copyTextChunks } from '../db/copy-text.js'
 import type { Database, RawClient } from '../db/database.js'
 import { createIndexes, dropSecondaryIndexes } from '../db/indexes.js'
-import { copyText, copyTextChunks } from '../transfer/copy-text.js'
-import { entryFieldColumns, refreshMatview, skuFieldColumns } from './catalog-repository.js'
 import { type DemoRow, generateCatalogue } from './demo-generator.js'
 import { demoRecipes } from './demo-recipes.js'
-import type { Kind } from './kind.js'
-import { kinds as allKinds } from './kinds.js'
 
 /*
  * Loading the demo catalogue: per kind, one transaction that streams the generated SKUs into the nomenclature

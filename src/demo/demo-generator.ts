@@ -2,8 +2,9 @@ import { uniformFloat64 } from 'pure-rand/distribution/uniformFloat64'
 import { uniformInt } from 'pure-rand/distribution/uniformInt'
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus'
 import type { RandomGenerator } from 'pure-rand/types/RandomGenerator'
-import { entryFieldColumns } from './catalog-repository.js'
-import type { Kind } from './kind.js'
+import { entryFieldColumns } from '../catalog/catalog-repository.js'
+import type { Kind } from '../catalog/kind.js'
+import { normaliseKeyText } from '../catalog/kind-schema.js'
 
 /*
  * The demo catalogue's engine, shared by the seven kinds. A kind's recipe (demo-recipes.ts) is data plus a small
@@ -145,11 +146,6 @@ export function shelfPrice(amount: number): number {
 function purchasePrice(retail: number, random: Random): number {
   const markupPermille = random.int(1800, 3000)
   return Math.max(10, Math.round((retail * 100) / markupPermille) * 10)
-}
-
-/** Text normalised as the database's `optics_norm` does, for the unique key of a price-list entry. */
-export function normaliseKeyText(value: string): string {
-  return value.trim().toLowerCase().replace(/ё/g, 'е')
 }
 
 const entryKeyNames = new WeakMap<Kind, string[]>()

@@ -3,12 +3,12 @@ import { after, before, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import { buildTestApp, eachDatabase } from '../../test/harness.js'
-import { entryFieldColumns } from './catalog-repository.js'
+import { entryFieldColumns } from '../catalog/catalog-repository.js'
+import type { Kind } from '../catalog/kind.js'
+import { kinds } from '../catalog/kinds.js'
 import { CatalogueNotEmptyError, ensureDemoCatalogue, isKindEmpty, seedCatalogue } from './demo-catalogue.js'
 import { ean13CheckDigit, entryKey, type GeneratedProduct, generateCatalogue, modelCode } from './demo-generator.js'
 import { demoRecipes } from './demo-recipes.js'
-import type { Kind } from './kind.js'
-import { kinds } from './kinds.js'
 
 /*
  * The demo catalogue: the generator's determinism and rules (no database), then the loader on both databases —

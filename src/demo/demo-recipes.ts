@@ -1,3 +1,4 @@
+import * as k from '../catalog/kinds.js'
 import {
   type DemoRecipe,
   type DemoValue,
@@ -7,7 +8,6 @@ import {
   type Random,
   shelfPrice,
 } from './demo-generator.js'
-import * as k from './kinds.js'
 
 /*
  * The demo catalogue's data: real manufacturers and brands, model code patterns, parameter grids and rouble price
