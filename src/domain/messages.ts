@@ -161,7 +161,6 @@ const en = {
   'import.replaceByManufacturer':
     "Every row of the file has the manufacturer '{value}', so the file looks like a filtered export, and replacing the list with it would delete {count} {count|entry|entries}, {other} of them of another manufacturer; nothing was written. Repeat with confirmDeletes={count} to replace anyway, or use mode=upsert to update the prices of the file’s rows only",
   'import.notNegative': 'must not be negative',
-  'import.maxMoney': 'must be at most {max}',
   'import.outOfRange': 'is out of range',
   'import.nul': 'contains a NUL character',
   'import.notUtf8Value': 'is not valid UTF-8 (save the file as "CSV UTF-8")',
@@ -348,7 +347,6 @@ const ru: Readonly<Record<MessageKey, string>> = {
   'import.replaceByManufacturer':
     'Во всех строках файла производитель «{value}» — похоже на выгрузку с фильтром; замена прайс-листа этим файлом удалит {count} {count|позицию|позиции|позиций}, из них {other} других производителей; ничего не записано. Чтобы всё равно заменить, повторите с confirmDeletes={count}, а чтобы обновить цены только строк файла — mode=upsert',
   'import.notNegative': 'не может быть отрицательным',
-  'import.maxMoney': 'не больше {max}',
   'import.outOfRange': 'вне допустимого диапазона',
   'import.nul': 'содержит символ NUL',
   'import.notUtf8Value': 'не в кодировке UTF-8 (сохраните файл как «CSV UTF-8»)',

@@ -159,7 +159,7 @@ export function parseValue(
   if (column.type === 'money') {
     if (negative) return { error: messageText('import.notNegative') }
     if (wholeDigits >= 8 && compareDecimals(canonical, MAX_PRICE) > 0) {
-      return { error: messageText('import.maxMoney', { max: groupedDecimal(MAX_PRICE) }) }
+      return { error: messageText('validation.atMost', { max: groupedDecimal(MAX_PRICE) }) }
     }
   } else if (column.precision !== undefined && column.scale !== undefined) {
     if (wholeDigits > column.precision - column.scale) return { error: messageText('import.outOfRange') }
