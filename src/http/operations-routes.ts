@@ -7,7 +7,8 @@ import { type ServiceMetrics, withTimeout } from './metrics.js'
  * Spring Boot Actuator's paths, so existing deployments keep their probes and scrapes:
  *   health      the service and its database (503 DOWN while the database does not answer)
  *   liveness    the process runs (never depends on the database: restarting would not bring it back)
- *   readiness   the instance can serve: the database answers and the search index's first load has finished
+ *   readiness   the instance can serve: the database answers (with a read replica: the primary or the replica)
+ *               and the search index's first load has finished
  *   info        name, version, database driver, uptime
  *   prometheus  metrics (metrics.ts)
  * Database checks give up after a bound, so a probe never hangs while the database is unreachable.
@@ -17,10 +18,10 @@ const DATABASE_CHECK_TIMEOUT_MS = 2000
 
 const tags = ['operations']
 
-const HealthSchema = Type.Object({ status: Type.Union([Type.Literal('UP'), Type.Literal('DOWN')]) })
+const StatusSchema = Type.Union([Type.Literal('UP'), Type.Literal('DOWN')])
+const HealthSchema = Type.Object({ status: StatusSchema })
 type Health = Static<typeof HealthSchema>
 
-const StatusSchema = Type.Union([Type.Literal('UP'), Type.Literal('DOWN')])
 const ReadinessSchema = Type.Object({
   status: StatusSchema,
   components: Type.Optional(
