@@ -50,9 +50,9 @@ export const ProblemSchema = Type.Object(
       description: 'The kind of refusal as a stable URI: `urn:optics-catalog:problem:` followed by `code`',
       examples: [problemTypeUri('duplicate-key')],
     }),
-    title: Type.String({ description: 'The reason phrase of the status' }),
+    title: Type.String({ description: 'The reason phrase of the status, in the language of `Content-Language`' }),
     status: Type.Integer(),
-    detail: Type.String({ description: 'What went wrong, in words' }),
+    detail: Type.String({ description: 'What went wrong, in words (Russian or English, as `Content-Language` says)' }),
     instance: Type.String({ description: 'The request path' }),
     code: Type.Unsafe<string>({
       type: 'string',
@@ -65,7 +65,9 @@ export const ProblemSchema = Type.Object(
       }),
     ),
     timestamp: Type.String({ format: 'date-time', description: "When it was answered (Spring Boot's error body)" }),
-    error: Type.String({ description: "The reason phrase, as `title` (Spring Boot's error body)" }),
+    error: Type.String({
+      description: "The HTTP reason phrase in English, whatever the language (Spring Boot's error body)",
+    }),
     message: Type.String({ description: "The detail, as `detail` (Spring Boot's error body)" }),
     path: Type.String({ description: "The request path, as `instance` (Spring Boot's error body)" }),
   },
