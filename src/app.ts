@@ -11,6 +11,7 @@ import type { Database } from './db/database.js'
 import { glassPriceRoutes } from './glass-prices/glass-price-routes.js'
 import { glassPriceTransferRoutes } from './glass-prices/glass-price-transfer-routes.js'
 import { registerAuthentication } from './http/auth.js'
+import { registerIdempotency } from './http/idempotency.js'
 import { registerJsonContentType } from './http/json-responses.js'
 import { registerMetrics } from './http/metrics.js'
 import { registerOpenApi } from './http/openapi.js'
@@ -94,6 +95,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addSchema(ProblemSchema)
   await registerSecurity(app)
   registerAuthentication(app)
+  registerIdempotency(app)
   await registerOpenApi(app)
   registerMatviewRefresh(app, { onRefreshed: metrics.observeMatviewRefresh })
 

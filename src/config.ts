@@ -39,6 +39,11 @@ const EnvSchema = Type.Object({
   RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1, maximum: 86_400_000, default: 60_000 }),
   REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 0, maximum: 3_600_000, default: 30_000 }),
   HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 10_000 }),
+  IDEMPOTENCY_KEY_TTL: Type.String({
+    pattern: '^[0-9]{1,7}[smhd]?$',
+    default: '24h',
+    description: 'a duration: seconds, or a whole number with s, m, h or d (e.g. 24h)',
+  }),
   TRUST_PROXY: Type.String({ default: '' }),
   MATVIEW_REFRESH: Type.Union([Type.Literal('auto'), Type.Literal('off')], { default: 'auto' }),
   MATVIEW_REFRESH_DELAY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 200 }),
@@ -94,6 +99,8 @@ export interface Config {
   readonly requestTimeoutMs: number
   /** The longest wait for a request's headers (at most `requestTimeoutMs`; off with it). */
   readonly headersTimeoutMs: number
+  /** How long the outcome of a write sent with an `Idempotency-Key` is kept for its retries, in seconds. */
+  readonly idempotencyKeyTtlSeconds: number
   /**
    * Which proxies' `X-Forwarded-For` names the client (its address keys the rate limit): `false` (the peer is the
    * client), `true` (any), or the proxies' addresses and CIDR ranges.
@@ -194,6 +201,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimit: Object.freeze({ max: parsed.RATE_LIMIT_MAX, windowMs: parsed.RATE_LIMIT_WINDOW_MS }),
     requestTimeoutMs: parsed.REQUEST_TIMEOUT_MS,
     headersTimeoutMs: parsed.HEADERS_TIMEOUT_MS,
+    idempotencyKeyTtlSeconds: Math.max(1, durationSeconds(parsed.IDEMPOTENCY_KEY_TTL)),
     trustProxy,
     matviewRefresh: parsed.MATVIEW_REFRESH,
     resultCache: parsed.RESULT_CACHE,

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import Type from 'typebox'
+import { answerWrite } from '../http/idempotency.js'
 import { PageSchema, pagingQueryProperties, parsePageRequest } from '../http/page.js'
 import { principalName } from '../http/principal.js'
 import { entryNotFound } from '../http/problem.js'
@@ -136,10 +137,13 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
       const filter = parseGlassPriceFilter(query)
       const rule = validateBulkChange(request.body as never)
       if (query.dryRun) return previewBulkPriceChange(app.db.primary, filter, rule)
-      const result = await applyBulkPriceChange(app.db.primary, filter, rule, principalName(request))
-      reply.header('x-changed-count', String(result.changedCount))
-      reply.header('x-price-change-batch', String(result.batch))
-      return reply.code(200).send()
+      return answerWrite(request, reply, app.db.primary, async (db) => {
+        const result = await applyBulkPriceChange(db, filter, rule, principalName(request))
+        return {
+          status: 200,
+          headers: { 'x-changed-count': String(result.changedCount), 'x-price-change-batch': String(result.batch) },
+        }
+      })
     },
   )
 
@@ -158,9 +162,10 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const input = validateGlassPriceInput(request.body as GlassPriceInputBody)
-      const row = await createGlassPrice(app.db.primary, input, principalName(request))
-      reply.header('etag', entryTag(row))
-      return toEntry(row)
+      return answerWrite(request, reply, app.db.primary, async (db) => {
+        const row = await createGlassPrice(db, input, principalName(request))
+        return { status: 200, headers: { etag: entryTag(row) }, body: toEntry(row) }
+      })
     },
   )
 
@@ -194,9 +199,13 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
         response: { 200: RevertResultSchema, ...problemResponses(400, 404, 409, 503) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const batch = parseId((request.params as { batch: string }).batch, 'batch')
-      return revertChange(app.db.primary, batch, principalName(request))
+      return answerWrite(request, reply, app.db.primary, async (db) => ({
+        status: 200,
+        headers: {},
+        body: await revertChange(db, batch, principalName(request)),
+      }))
     },
   )
 
@@ -238,9 +247,10 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const id = parseId((request.params as { id: string }).id)
       const input = validateGlassPriceInput(request.body as GlassPriceInputBody)
-      const row = await updateGlassPrice(app.db.primary, id, input, principalName(request), ifMatch(request))
-      reply.header('etag', entryTag(row))
-      return toEntry(row)
+      return answerWrite(request, reply, app.db.primary, async (db) => {
+        const row = await updateGlassPrice(db, id, input, principalName(request), ifMatch(request))
+        return { status: 200, headers: { etag: entryTag(row) }, body: toEntry(row) }
+      })
     },
   )
 
@@ -259,8 +269,10 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const id = parseId((request.params as { id: string }).id)
-      await deleteGlassPrice(app.db.primary, id, principalName(request), ifMatch(request))
-      return reply.code(200).send()
+      return answerWrite(request, reply, app.db.primary, async (db) => {
+        await deleteGlassPrice(db, id, principalName(request), ifMatch(request))
+        return { status: 200, headers: {} }
+      })
     },
   )
 

@@ -3,6 +3,7 @@ import { PassThrough } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import Type from 'typebox'
 import { glasses } from '../catalog/kinds.js'
+import { keyedWrite, rawSql, replayOutcome, StoredOutcome } from '../http/idempotency.js'
 import { principalName } from '../http/principal.js'
 import {
   conflict,
@@ -21,7 +22,7 @@ import { transferColumns } from '../transfer/transfer-columns.js'
 import { SpooledUpload, UploadSpool } from '../transfer/upload-spool.js'
 import { looksLikeXlsx } from '../transfer/xlsx.js'
 import { parseGlassPriceFilter } from './glass-price-filter.js'
-import { importGlassPrices } from './glass-price-import.js'
+import { type GlassPriceImportResult, importGlassPrices } from './glass-price-import.js'
 import { glassPricePages } from './glass-price-repository.js'
 import {
   glassPriceFilterQueryProperties,
@@ -144,6 +145,23 @@ function exportFileName(timezone: string, extension: string, filters: readonly u
   return ['glass-prices', ...words, day, ...(excel ? ['excel'] : [])].join('-') + `.${extension}`
 }
 
+/** The answer to an import: its counts and its batch. */
+function importAnswer(result: GlassPriceImportResult) {
+  return {
+    rows: result.rows,
+    written: result.written,
+    deleted: result.deleted,
+    mode: result.mode,
+    created: result.created,
+    updated: result.updated,
+    unchanged: result.unchanged,
+    dryRun: result.dryRun,
+    format: result.format,
+    delimiter: result.delimiter,
+    batch: result.batch,
+  }
+}
+
 export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<void> {
   const limit = app.config.importBodyLimit
   app.addContentTypeParser([...CSV_TYPES, XLSX_TYPE], (request, payload, done) => {
@@ -202,7 +220,7 @@ export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<vo
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const upload = request.body
       if (!(upload instanceof SpooledUpload)) {
         const declared = request.headers['content-type']
@@ -232,23 +250,37 @@ export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<vo
       const head = new Uint8Array(4)
       await file.read(head, 0, 4, 0)
       const format = request.headers['content-type']?.startsWith(XLSX_TYPE) || looksLikeXlsx(head) ? 'xlsx' : 'csv'
-      const result = await importGlassPrices(app.db, file.createReadStream({ autoClose: false, start: 0 }), {
-        user: principalName(request),
-        format,
-        mode,
-        ...(query.confirmDeletes === undefined ? {} : { confirmDeletes: query.confirmDeletes }),
-        dryRun: query.dryRun ?? false,
-      })
-        .catch((error: unknown) => {
-          if (!(error instanceof ReplaceNotConfirmed)) throw error
-          throw conflict('confirm-deletes', error.message, {
-            deleteCount: error.deleteCount,
-            otherCount: error.otherCount,
-            sharedColumn: error.column,
-            sharedValue: error.value,
-          })
+      // With an Idempotency-Key, the answer is recorded in the import's transaction (http/idempotency.ts).
+      const keyed = keyedWrite(request)
+      let result: GlassPriceImportResult
+      try {
+        result = await importGlassPrices(app.db, file.createReadStream({ autoClose: false, start: 0 }), {
+          user: principalName(request),
+          format,
+          mode,
+          ...(query.confirmDeletes === undefined ? {} : { confirmDeletes: query.confirmDeletes }),
+          dryRun: query.dryRun ?? false,
+          ...(keyed
+            ? {
+                atStart: (client) => keyed.claim(rawSql(client)),
+                beforeCommit: (client, done) =>
+                  keyed.save(rawSql(client), { status: 200, headers: {}, body: importAnswer(done) }),
+              }
+            : {}),
         })
-        .finally(() => file.close())
+      } catch (error) {
+        if (error instanceof StoredOutcome && keyed) return replayOutcome(reply, keyed.fingerprint, error.row)
+        if (!(error instanceof ReplaceNotConfirmed)) throw error
+        throw conflict('confirm-deletes', error.message, {
+          deleteCount: error.deleteCount,
+          otherCount: error.otherCount,
+          sharedColumn: error.column,
+          sharedValue: error.value,
+        })
+      } finally {
+        keyed?.settle()
+        await file.close()
+      }
       if (result.problemCount > 0) {
         const shown =
           result.problems.length < result.problemCount ? ` (the first ${result.problems.length} listed)` : ''
@@ -258,19 +290,7 @@ export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<vo
           { problemCount: result.problemCount, problems: result.problems },
         )
       }
-      return {
-        rows: result.rows,
-        written: result.written,
-        deleted: result.deleted,
-        mode: result.mode,
-        created: result.created,
-        updated: result.updated,
-        unchanged: result.unchanged,
-        dryRun: result.dryRun,
-        format: result.format,
-        delimiter: result.delimiter,
-        batch: result.batch,
-      }
+      return importAnswer(result)
     },
   )
 

@@ -144,6 +144,21 @@ const catalogue: readonly Entry[] = [
   ],
   [/^No glass price change (\d+)$/, (id) => `Нет изменения прайс-листа оправ с номером ${id}`],
   [/^Change (\d+) was already reverted by change (\d+)$/, (a, b) => `Изменение ${a} уже отменено изменением ${b}`],
+  // Idempotency keys and jobs of writes.
+  [/^must be 1 to 255 visible ASCII characters$/, () => 'должен содержать от 1 до 255 видимых символов ASCII'],
+  [
+    /^Idempotency-Key: must be 1 to 255 visible ASCII characters$/,
+    () => 'Idempotency-Key: должен содержать от 1 до 255 видимых символов ASCII',
+  ],
+  [
+    /^A request with this Idempotency-Key is still running; retry once it has finished to get its outcome$/,
+    () => 'Запрос с этим Idempotency-Key ещё выполняется; повторите его, когда он завершится, чтобы получить результат',
+  ],
+  [
+    /^This Idempotency-Key was used for another request \(method, path or body\); send a new key for a new request$/,
+    () =>
+      'Этот Idempotency-Key уже использован для другого запроса (метод, путь или тело); для нового запроса нужен новый ключ',
+  ],
 ]
 
 /** A message in the language: the catalogue's Russian for a message it knows, else the English as it is. */
