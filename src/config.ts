@@ -39,6 +39,7 @@ const EnvSchema = Type.Object({
   RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1, maximum: 86_400_000, default: 60_000 }),
   REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 0, maximum: 3_600_000, default: 30_000 }),
   HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 10_000 }),
+  LONG_WRITE_TIMEOUT_MS: Type.Integer({ minimum: 1, maximum: 3_600_000, default: 300_000 }),
   IDEMPOTENCY_KEY_TTL: Type.String({
     pattern: '^[0-9]{1,7}[smhd]?$',
     default: '24h',
@@ -99,6 +100,8 @@ export interface Config {
   readonly requestTimeoutMs: number
   /** The longest wait for a request's headers (at most `requestTimeoutMs`; off with it). */
   readonly headersTimeoutMs: number
+  /** The answer deadline of the bulk change and the revert, instead of `requestTimeoutMs` (which 0 turns off). */
+  readonly longWriteTimeoutMs: number
   /** How long the outcome of a write sent with an `Idempotency-Key` is kept for its retries, in seconds. */
   readonly idempotencyKeyTtlSeconds: number
   /**
@@ -201,6 +204,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimit: Object.freeze({ max: parsed.RATE_LIMIT_MAX, windowMs: parsed.RATE_LIMIT_WINDOW_MS }),
     requestTimeoutMs: parsed.REQUEST_TIMEOUT_MS,
     headersTimeoutMs: parsed.HEADERS_TIMEOUT_MS,
+    longWriteTimeoutMs: parsed.LONG_WRITE_TIMEOUT_MS,
     idempotencyKeyTtlSeconds: Math.max(1, durationSeconds(parsed.IDEMPOTENCY_KEY_TTL)),
     trustProxy,
     matviewRefresh: parsed.MATVIEW_REFRESH,

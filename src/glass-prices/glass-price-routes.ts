@@ -1,6 +1,9 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { type Kysely, sql } from 'kysely'
 import Type from 'typebox'
-import { answerWrite } from '../http/idempotency.js'
+import type { DB } from '../db/tables.js'
+import { inTransaction } from '../db/transaction.js'
+import { answerWrite, kyselySql, type WriteOutcome } from '../http/idempotency.js'
 import { PageSchema, pagingQueryProperties, parsePageRequest } from '../http/page.js'
 import { principalName } from '../http/principal.js'
 import { entryNotFound } from '../http/problem.js'
@@ -37,6 +40,7 @@ import {
   type SortDirection,
 } from './glass-price-schemas.js'
 import { entryHistory, hasHistory, listChanges, revertChange } from './price-history.js'
+import { type JobOperation, prefersAsync, WriteJobSchema } from './write-jobs.js'
 
 /*
  * The glass price list endpoints (`/api/v2/glasses/prices…`). The static paths (`/list`, `/changes`) win over
@@ -64,7 +68,49 @@ function pageOf(request: FastifyRequest, maxSize: number) {
 export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
   // Route flags of auth.ts: writes need prices:write; reads of purchase prices and history may need prices:read.
   const writes = { writesCatalog: true }
+  // Bulk changes and reverts of hundreds of thousands of entries take tens of seconds: their own deadline.
+  const longWrites = { writesCatalog: true, timeoutMs: app.config.longWriteTimeoutMs }
   const readsPurchasePrices = { readsPurchasePrices: true }
+  /** A long write: a job when the client prefers `respond-async`, else answered when done. */
+  const writeOrJob = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    operation: JobOperation,
+    write: (db: Kysely<DB>) => Promise<WriteOutcome>,
+  ) =>
+    prefersAsync(request)
+      ? app.writeJobs.start(request, reply, operation, (complete) =>
+          inTransaction(app.db.primary, async (trx) => {
+            // A job has no deadline, and its statements none either (as the upload's).
+            await sql`SET LOCAL statement_timeout = 0`.execute(trx)
+            await complete(kyselySql(trx), await write(trx))
+          }),
+        )
+      : answerWrite(request, reply, app.db.primary, write)
+
+  app.get(
+    `${base}/jobs/:id`,
+    {
+      config: readsPurchasePrices,
+      schema: {
+        tags,
+        operationId: 'getGlassPriceJob',
+        summary: 'A write run as a job (Prefer: respond-async): its state, and its result or problem',
+        description:
+          'running, then succeeded (`result`: the status, headers and body the synchronous call answers; `batch`: ' +
+          'the change it wrote) or failed (`problem`; nothing was written). A job whose instance stopped is failed ' +
+          '(`job-lost`).',
+        params: Type.Object({ id: Type.String({ description: 'The job id' }) }),
+        response: { 200: WriteJobSchema, ...problemResponses(400, 404, 503) },
+      },
+    },
+    async (request) => {
+      const id = parseId((request.params as { id: string }).id)
+      const job = await app.writeJobs.find(id)
+      if (!job) throw entryNotFound(`No job ${id}`)
+      return job
+    },
+  )
 
   app.get(
     `${base}/list`,
@@ -114,7 +160,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
   app.post(
     `${base}/list`,
     {
-      config: writes,
+      config: longWrites,
       schema: {
         tags,
         operationId: 'changeGlassPrices',
@@ -128,6 +174,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
         body: BulkChangeBodySchema,
         response: {
           200: { ...BulkChangePreviewSchema, description: 'Empty body; with dryRun=true, the preview' },
+          202: { ...WriteJobSchema, description: 'Prefer: respond-async: the job, which Location names' },
           ...problemResponses(400, 409, 415, 422, 503),
         },
       },
@@ -137,7 +184,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
       const filter = parseGlassPriceFilter(query)
       const rule = validateBulkChange(request.body as never)
       if (query.dryRun) return previewBulkPriceChange(app.db.primary, filter, rule)
-      return answerWrite(request, reply, app.db.primary, async (db) => {
+      return writeOrJob(request, reply, 'bulk-change', async (db) => {
         const result = await applyBulkPriceChange(db, filter, rule, principalName(request))
         return {
           status: 200,
@@ -187,7 +234,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
   app.post(
     `${base}/changes/:batch/revert`,
     {
-      config: writes,
+      config: longWrites,
       schema: {
         tags,
         operationId: 'revertGlassPriceChange',
@@ -196,12 +243,16 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
           'Entries edited or deleted since are left alone and listed as conflicts (409 when that is every one). ' +
           'The revert is itself a change; a change can be reverted once (again → 409).',
         params: BatchIdParamsSchema,
-        response: { 200: RevertResultSchema, ...problemResponses(400, 404, 409, 503) },
+        response: {
+          200: RevertResultSchema,
+          202: { ...WriteJobSchema, description: 'Prefer: respond-async: the job, which Location names' },
+          ...problemResponses(400, 404, 409, 503),
+        },
       },
     },
     async (request, reply) => {
       const batch = parseId((request.params as { batch: string }).batch, 'batch')
-      return answerWrite(request, reply, app.db.primary, async (db) => ({
+      return writeOrJob(request, reply, 'revert', async (db) => ({
         status: 200,
         headers: {},
         body: await revertChange(db, batch, principalName(request)),

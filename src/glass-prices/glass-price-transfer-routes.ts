@@ -3,7 +3,15 @@ import { PassThrough } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import Type from 'typebox'
 import { glasses } from '../catalog/kinds.js'
-import { keyedWrite, rawSql, replayOutcome, StoredOutcome } from '../http/idempotency.js'
+import {
+  type KeyedWrite,
+  keyedWrite,
+  type RunSql,
+  rawSql,
+  replayOutcome,
+  StoredOutcome,
+  type WriteOutcome,
+} from '../http/idempotency.js'
 import { principalName } from '../http/principal.js'
 import {
   conflict,
@@ -31,6 +39,7 @@ import {
   type SortColumn,
   type SortDirection,
 } from './glass-price-schemas.js'
+import { prefersAsync, WriteJobSchema } from './write-jobs.js'
 
 /*
  * The glass price list as files: `POST …/import` takes a CSV upload (the CLI import's rules, one history batch),
@@ -216,6 +225,7 @@ export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<vo
         },
         response: {
           200: ImportResultSchema,
+          202: { ...WriteJobSchema, description: 'Prefer: respond-async: the job, which Location names' },
           ...problemResponses(400, 409, 413, 415, 422, 503),
         },
       },
@@ -250,47 +260,69 @@ export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<vo
       const head = new Uint8Array(4)
       await file.read(head, 0, 4, 0)
       const format = request.headers['content-type']?.startsWith(XLSX_TYPE) || looksLikeXlsx(head) ? 'xlsx' : 'csv'
-      // With an Idempotency-Key, the answer is recorded in the import's transaction (http/idempotency.ts).
-      const keyed = keyedWrite(request)
-      let result: GlassPriceImportResult
-      try {
-        result = await importGlassPrices(app.db, file.createReadStream({ autoClose: false, start: 0 }), {
+      /** Imports the file; `recording` records its answer in its transaction; problems are thrown as problems. */
+      const importFile = async (
+        recording?: (run: RunSql, outcome: WriteOutcome) => Promise<void>,
+        claim?: KeyedWrite,
+      ) => {
+        const result = await importGlassPrices(app.db, file.createReadStream({ autoClose: false, start: 0 }), {
           user: principalName(request),
           format,
           mode,
           ...(query.confirmDeletes === undefined ? {} : { confirmDeletes: query.confirmDeletes }),
           dryRun: query.dryRun ?? false,
-          ...(keyed
+          ...(claim ? { atStart: (client) => claim.claim(rawSql(client)) } : {}),
+          ...(recording
             ? {
-                atStart: (client) => keyed.claim(rawSql(client)),
                 beforeCommit: (client, done) =>
-                  keyed.save(rawSql(client), { status: 200, headers: {}, body: importAnswer(done) }),
+                  recording(rawSql(client), { status: 200, headers: {}, body: importAnswer(done) }),
               }
             : {}),
+        }).catch((error: unknown) => {
+          if (!(error instanceof ReplaceNotConfirmed)) throw error
+          throw conflict('confirm-deletes', error.message, {
+            deleteCount: error.deleteCount,
+            otherCount: error.otherCount,
+            sharedColumn: error.column,
+            sharedValue: error.value,
+          })
         })
+        if (result.problemCount > 0) {
+          const shown =
+            result.problems.length < result.problemCount ? ` (the first ${result.problems.length} listed)` : ''
+          throw unprocessable(
+            'import-rejected',
+            `The file has ${result.problemCount} problem${result.problemCount === 1 ? '' : 's'}${shown}; nothing was written`,
+            { problemCount: result.problemCount, problems: result.problems },
+          )
+        }
+        return importAnswer(result)
+      }
+      const keyed = keyedWrite(request)
+      if (prefersAsync(request) && !query.dryRun) {
+        // The job reads the open file after the answer (its spool goes with the request) and closes it.
+        let started = false
+        try {
+          return await app.writeJobs.start(request, reply, 'import', (complete) => {
+            started = true
+            return importFile(complete)
+              .then(() => undefined)
+              .finally(() => file.close())
+          })
+        } finally {
+          if (!started) await file.close()
+        }
+      }
+      // With an Idempotency-Key, the answer is recorded in the import's transaction (http/idempotency.ts).
+      try {
+        return await importFile(keyed ? (run, outcome) => keyed.save(run, outcome) : undefined, keyed)
       } catch (error) {
         if (error instanceof StoredOutcome && keyed) return replayOutcome(reply, keyed.fingerprint, error.row)
-        if (!(error instanceof ReplaceNotConfirmed)) throw error
-        throw conflict('confirm-deletes', error.message, {
-          deleteCount: error.deleteCount,
-          otherCount: error.otherCount,
-          sharedColumn: error.column,
-          sharedValue: error.value,
-        })
+        throw error
       } finally {
         keyed?.settle()
         await file.close()
       }
-      if (result.problemCount > 0) {
-        const shown =
-          result.problems.length < result.problemCount ? ` (the first ${result.problems.length} listed)` : ''
-        throw unprocessable(
-          'import-rejected',
-          `The file has ${result.problemCount} problem${result.problemCount === 1 ? '' : 's'}${shown}; nothing was written`,
-          { problemCount: result.problemCount, problems: result.problems },
-        )
-      }
-      return importAnswer(result)
     },
   )
 

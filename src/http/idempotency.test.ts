@@ -272,7 +272,11 @@ eachDatabase('idempotency keys and timeouts', (ctx) => {
   let port: number
   before(async () => {
     // One instance answers within 300 ms, so a large bulk change times out there; the retry goes to one that waits.
-    hasty = await buildTestApp(ctx.db, { REQUEST_TIMEOUT_MS: '300', HEADERS_TIMEOUT_MS: '300' })
+    hasty = await buildTestApp(ctx.db, {
+      REQUEST_TIMEOUT_MS: '300',
+      HEADERS_TIMEOUT_MS: '300',
+      LONG_WRITE_TIMEOUT_MS: '300',
+    })
     await hasty.listen({ port: 0, host: '127.0.0.1' })
     port = (hasty.server.address() as AddressInfo).port
     patient = await buildTestApp(ctx.db, { REQUEST_TIMEOUT_MS: '120000' })

@@ -159,6 +159,16 @@ const catalogue: readonly Entry[] = [
     () =>
       'Этот Idempotency-Key уже использован для другого запроса (метод, путь или тело); для нового запроса нужен новый ключ',
   ],
+  [/^No job (\d+)$/, (id) => `Нет задания ${id}`],
+  [
+    /^The instance running the job stopped before the job finished; nothing of it was written, start it again$/,
+    () =>
+      'Экземпляр сервиса, выполнявший задание, остановился до его завершения; ничего не записано, запустите его снова',
+  ],
+  [
+    /^The job failed unexpectedly; it has been logged$/,
+    () => 'Задание завершилось непредвиденной ошибкой; она записана в журнал',
+  ],
 ]
 
 /** A message in the language: the catalogue's Russian for a message it knows, else the English as it is. */

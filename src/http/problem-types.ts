@@ -40,6 +40,7 @@ export const problemTypes = {
   'database-unavailable': 'The database is unreachable (503, Retry-After)',
   'identity-provider-unavailable': "The identity provider's keys cannot be fetched (503, Retry-After)",
   'service-timeout': 'The request outlived REQUEST_TIMEOUT_MS (503, Retry-After)',
+  'job-lost': 'The instance running a job stopped before the job finished; nothing of it was written (503, in a job)',
 } as const satisfies Record<string, string>
 
 export type ProblemCode = keyof typeof problemTypes

@@ -48,6 +48,8 @@ const corsExposedHeaders = [
   'X-Request-Id',
   'Retry-After',
   'Idempotent-Replayed',
+  'Location',
+  'Preference-Applied',
 ]
 
 /** Probes and metrics are polled by the platform; they are never rate limited. */
