@@ -11,7 +11,9 @@ import type { Config } from './config.js'
 import type { Database } from './db/database.js'
 import { glassPriceRoutes } from './glass-prices/glass-price-routes.js'
 import { glassPriceTransferRoutes } from './glass-prices/glass-price-transfer-routes.js'
+import { WriteJobs } from './glass-prices/write-jobs.js'
 import { registerAuthentication } from './http/auth.js'
+import { registerIdempotency } from './http/idempotency.js'
 import { registerJsonContentType } from './http/json-responses.js'
 import { registerMetrics } from './http/metrics.js'
 import { registerOpenApi } from './http/openapi.js'
@@ -34,6 +36,8 @@ declare module 'fastify' {
     readonly pageCache: ResultCache
     /** The in-memory search index (catalog/search-index): searches answered without SQL, exactly. */
     readonly searchIndex: SearchIndex
+    /** Writes run as jobs (`Prefer: respond-async`), polled from any instance. */
+    readonly writeJobs: WriteJobs
   }
 }
 
@@ -83,6 +87,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
   app.decorate('searchIndex', searchIndex)
   app.addHook('onClose', () => searchIndex.close())
+  const writeJobs = new WriteJobs(db, app.log, '/api/v2/glasses/prices/jobs')
+  app.decorate('writeJobs', writeJobs)
+  app.addHook('onClose', () => writeJobs.close())
 
   // The write gate wraps write handlers first, so the deadline's wrapper is outside it and covers the wait.
   registerWriteGate(app)
@@ -96,6 +103,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerSecurity(app)
   capConnections(app)
   registerAuthentication(app)
+  registerIdempotency(app)
   await registerOpenApi(app)
   registerMatviewRefresh(app, { onRefreshed: registerCatalogMetrics(app, metrics).observeMatviewRefresh })
 

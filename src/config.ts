@@ -42,6 +42,12 @@ const EnvSchema = Type.Object({
   HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 10_000 }),
   KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 72_000 }),
   MAX_CONNECTIONS: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 1000 }),
+  LONG_WRITE_TIMEOUT_MS: Type.Integer({ minimum: 1, maximum: 3_600_000, default: 300_000 }),
+  IDEMPOTENCY_KEY_TTL: Type.String({
+    pattern: '^[0-9]{1,7}[smhd]?$',
+    default: '24h',
+    description: 'a duration: seconds, or a whole number with s, m, h or d (e.g. 24h)',
+  }),
   TRUST_PROXY: Type.String({ default: '' }),
   MATVIEW_REFRESH: Type.Union([Type.Literal('auto'), Type.Literal('off')], { default: 'auto' }),
   MATVIEW_REFRESH_DELAY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 200 }),
@@ -103,6 +109,10 @@ export interface Config {
   readonly keepAliveTimeoutMs: number
   /** Open client connections at most; one more is closed at once. 0: no cap. */
   readonly maxConnections: number
+  /** The answer deadline of the bulk change and the revert, instead of `requestTimeoutMs` (which 0 turns off). */
+  readonly longWriteTimeoutMs: number
+  /** How long the outcome of a write sent with an `Idempotency-Key` is kept for its retries, in seconds. */
+  readonly idempotencyKeyTtlSeconds: number
   /**
    * Which proxies' `X-Forwarded-For` names the client (its address keys the rate limit): `false` (the peer is the
    * client), `true` (any), or the proxies' addresses and CIDR ranges.
@@ -206,6 +216,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     headersTimeoutMs: parsed.HEADERS_TIMEOUT_MS,
     keepAliveTimeoutMs: parsed.KEEP_ALIVE_TIMEOUT_MS,
     maxConnections: parsed.MAX_CONNECTIONS,
+    longWriteTimeoutMs: parsed.LONG_WRITE_TIMEOUT_MS,
+    idempotencyKeyTtlSeconds: Math.max(1, durationSeconds(parsed.IDEMPOTENCY_KEY_TTL)),
     trustProxy,
     matviewRefresh: parsed.MATVIEW_REFRESH,
     resultCache: parsed.RESULT_CACHE,

@@ -194,6 +194,16 @@ const en = {
   'lookAlike.leftAsIs': 'look-alike key left as it is: entry {id} ({manufacturer} / {brand} / {model}): {reason}',
   'lookAlike.refused':
     'key the API would refuse, left as it is: entry {id} ({manufacturer} / {brand} / {model}): {reason}',
+
+  // Idempotency keys and jobs of writes.
+  'idempotency.keyFormat': 'must be 1 to 255 visible ASCII characters',
+  'idempotency.running':
+    'A request with this Idempotency-Key is still running; retry once it has finished to get its outcome',
+  'idempotency.otherRequest':
+    'This Idempotency-Key was used for another request (method, path or body); send a new key for a new request',
+  'job.notFound': 'No job {id}',
+  'job.lost': 'The instance running the job stopped before the job finished; nothing of it was written, start it again',
+  'job.failed': 'The job failed unexpectedly; it has been logged',
 } as const
 
 export type MessageKey = keyof typeof en
@@ -379,6 +389,17 @@ const ru: Readonly<Record<MessageKey, string>> = {
   'lookAlike.leftAsIs': 'похожий ключ оставлен как есть: позиция {id} ({manufacturer} / {brand} / {model}): {reason}',
   'lookAlike.refused':
     'ключ, который API не примет, оставлен как есть: позиция {id} ({manufacturer} / {brand} / {model}): {reason}',
+
+  // Idempotency keys and jobs of writes.
+  'idempotency.keyFormat': 'должен содержать от 1 до 255 видимых символов ASCII',
+  'idempotency.running':
+    'Запрос с этим Idempotency-Key ещё выполняется; повторите его, когда он завершится, чтобы получить результат',
+  'idempotency.otherRequest':
+    'Этот Idempotency-Key уже использован для другого запроса (метод, путь или тело); для нового запроса нужен новый ключ',
+  'job.notFound': 'Нет задания {id}',
+  'job.lost':
+    'Экземпляр сервиса, выполнявший задание, остановился до его завершения; ничего не записано, запустите его снова',
+  'job.failed': 'Задание завершилось непредвиденной ошибкой; она записана в журнал',
 }
 
 /** The catalogues by language (for tests and tools; code renders through {@link text} and {@link translate}). */

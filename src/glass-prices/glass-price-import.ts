@@ -28,6 +28,10 @@ export interface GlassPriceImportOptions {
   readonly dryRun?: boolean
   /** Default `csv`. */
   readonly format?: ImportFormat
+  /** The first work of the import's transaction (after the table is locked); a throw rolls it back. */
+  readonly atStart?: (client: RawClient) => Promise<void>
+  /** The last work of a real import's transaction, with its result; a throw rolls it back. */
+  readonly beforeCommit?: (client: RawClient, result: GlassPriceImportResult) => Promise<void>
 }
 
 export interface GlassPriceImportResult extends ImportResult {
@@ -76,6 +80,7 @@ export async function importGlassPrices(
     dryRun: options.dryRun ?? false,
     fixed: { updated_by: options.user },
     beforeWrite: async ({ client }) => {
+      await options.atStart?.(client)
       // The entries a replace deletes keep their values in the batch, so reverting it brings them back.
       if (mode === 'replace') await client.query(historyRowsSql('old', 'true'), [await openBatch(client)])
     },
@@ -98,6 +103,12 @@ export async function importGlassPrices(
       await client.query(historyRowsSql('new', 'e.id > $2'), [id, lastIdBefore])
       await client.query('UPDATE glass_price_change SET changed_count = $2 WHERE id = $1', [id, written + deleted])
     },
+    ...(options.beforeCommit
+      ? {
+          beforeCommit: (client: RawClient, result: ImportResult) =>
+            options.beforeCommit!(client, { ...result, batch }),
+        }
+      : {}),
   })
   const wrote = result.problemCount === 0 && !result.dryRun
   return { ...result, batch: wrote ? batch : null }

@@ -1,6 +1,10 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { type Kysely, sql } from 'kysely'
 import Type from 'typebox'
+import type { DB } from '../db/tables.js'
+import { inTransaction } from '../db/transaction.js'
 import { messageText, translate } from '../domain/messages.js'
+import { answerWrite, kyselySql, type WriteOutcome } from '../http/idempotency.js'
 import { PageSchema, pagingQueryProperties, parsePageRequest } from '../http/page.js'
 import { principalName } from '../http/principal.js'
 import { entryNotFound, requestLanguage } from '../http/problem.js'
@@ -37,6 +41,7 @@ import {
   type SortDirection,
 } from './glass-price-schemas.js'
 import { entryHistory, hasHistory, listChanges, revertChange } from './price-history.js'
+import { type JobOperation, prefersAsync, WriteJobSchema } from './write-jobs.js'
 
 /*
  * The glass price list endpoints (`/api/v2/glasses/prices…`). The static paths (`/list`, `/changes`) win over
@@ -64,7 +69,49 @@ function pageOf(request: FastifyRequest, maxSize: number) {
 export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
   // Route flags of auth.ts: writes need prices:write; reads of purchase prices and history may need prices:read.
   const writes = { writesCatalog: true }
+  // Bulk changes and reverts of hundreds of thousands of entries take tens of seconds: their own deadline.
+  const longWrites = { writesCatalog: true, timeoutMs: app.config.longWriteTimeoutMs }
   const readsPurchasePrices = { readsPurchasePrices: true }
+  /** A long write: a job when the client prefers `respond-async`, else answered when done. */
+  const writeOrJob = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    operation: JobOperation,
+    write: (db: Kysely<DB>) => Promise<WriteOutcome>,
+  ) =>
+    prefersAsync(request)
+      ? app.writeJobs.start(request, reply, operation, (complete) =>
+          inTransaction(app.db.primary, async (trx) => {
+            // A job has no deadline, and its statements none either (as the upload's).
+            await sql`SET LOCAL statement_timeout = 0`.execute(trx)
+            await complete(kyselySql(trx), await write(trx))
+          }),
+        )
+      : answerWrite(request, reply, app.db.primary, write)
+
+  app.get(
+    `${base}/jobs/:id`,
+    {
+      config: readsPurchasePrices,
+      schema: {
+        tags,
+        operationId: 'getGlassPriceJob',
+        summary: 'A write run as a job (Prefer: respond-async): its state, and its result or problem',
+        description:
+          'running, then succeeded (`result`: the status, headers and body the synchronous call answers; `batch`: ' +
+          'the change it wrote) or failed (`problem`; nothing was written). A job whose instance stopped is failed ' +
+          '(`job-lost`).',
+        params: Type.Object({ id: Type.String({ description: 'The job id' }) }),
+        response: { 200: WriteJobSchema, ...problemResponses(400, 404, 503) },
+      },
+    },
+    async (request) => {
+      const id = parseId((request.params as { id: string }).id)
+      const job = await app.writeJobs.find(id)
+      if (!job) throw entryNotFound(messageText('job.notFound', { id }))
+      return job
+    },
+  )
 
   app.get(
     `${base}/list`,
@@ -114,7 +161,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
   app.post(
     `${base}/list`,
     {
-      config: writes,
+      config: longWrites,
       schema: {
         tags,
         operationId: 'changeGlassPrices',
@@ -128,6 +175,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
         body: BulkChangeBodySchema,
         response: {
           200: { ...BulkChangePreviewSchema, description: 'Empty body; with dryRun=true, the preview' },
+          202: { ...WriteJobSchema, description: 'Prefer: respond-async: the job, which Location names' },
           ...problemResponses(400, 409, 415, 422, 503),
         },
       },
@@ -146,10 +194,13 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
           reasons: preview.reasons.map((reason) => ({ ...reason, message: translate(reason.message, language) })),
         }
       }
-      const result = await applyBulkPriceChange(app.db.primary, filter, rule, principalName(request))
-      reply.header('x-changed-count', String(result.changedCount))
-      reply.header('x-price-change-batch', String(result.batch))
-      return reply.code(200).send()
+      return writeOrJob(request, reply, 'bulk-change', async (db) => {
+        const result = await applyBulkPriceChange(db, filter, rule, principalName(request))
+        return {
+          status: 200,
+          headers: { 'x-changed-count': String(result.changedCount), 'x-price-change-batch': String(result.batch) },
+        }
+      })
     },
   )
 
@@ -168,9 +219,10 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const input = validateGlassPriceInput(request.body as GlassPriceInputBody)
-      const row = await createGlassPrice(app.db.primary, input, principalName(request))
-      reply.header('etag', entryTag(row))
-      return toEntry(row)
+      return answerWrite(request, reply, app.db.primary, async (db) => {
+        const row = await createGlassPrice(db, input, principalName(request))
+        return { status: 200, headers: { etag: entryTag(row) }, body: toEntry(row) }
+      })
     },
   )
 
@@ -192,7 +244,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
   app.post(
     `${base}/changes/:batch/revert`,
     {
-      config: writes,
+      config: longWrites,
       schema: {
         tags,
         operationId: 'revertGlassPriceChange',
@@ -201,12 +253,20 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
           'Entries edited or deleted since are left alone and listed as conflicts (409 when that is every one). ' +
           'The revert is itself a change; a change can be reverted once (again → 409).',
         params: BatchIdParamsSchema,
-        response: { 200: RevertResultSchema, ...problemResponses(400, 404, 409, 503) },
+        response: {
+          200: RevertResultSchema,
+          202: { ...WriteJobSchema, description: 'Prefer: respond-async: the job, which Location names' },
+          ...problemResponses(400, 404, 409, 503),
+        },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const batch = parseId((request.params as { batch: string }).batch, 'batch')
-      return revertChange(app.db.primary, batch, principalName(request))
+      return writeOrJob(request, reply, 'revert', async (db) => ({
+        status: 200,
+        headers: {},
+        body: await revertChange(db, batch, principalName(request)),
+      }))
     },
   )
 
@@ -248,9 +308,10 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const id = parseId((request.params as { id: string }).id)
       const input = validateGlassPriceInput(request.body as GlassPriceInputBody)
-      const row = await updateGlassPrice(app.db.primary, id, input, principalName(request), ifMatch(request))
-      reply.header('etag', entryTag(row))
-      return toEntry(row)
+      return answerWrite(request, reply, app.db.primary, async (db) => {
+        const row = await updateGlassPrice(db, id, input, principalName(request), ifMatch(request))
+        return { status: 200, headers: { etag: entryTag(row) }, body: toEntry(row) }
+      })
     },
   )
 
@@ -269,8 +330,10 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const id = parseId((request.params as { id: string }).id)
-      await deleteGlassPrice(app.db.primary, id, principalName(request), ifMatch(request))
-      return reply.code(200).send()
+      return answerWrite(request, reply, app.db.primary, async (db) => {
+        await deleteGlassPrice(db, id, principalName(request), ifMatch(request))
+        return { status: 200, headers: {} }
+      })
     },
   )
 

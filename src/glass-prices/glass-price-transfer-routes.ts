@@ -4,6 +4,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import Type from 'typebox'
 import { glasses } from '../catalog/kinds.js'
 import { messageText } from '../domain/messages.js'
+import {
+  type KeyedWrite,
+  keyedWrite,
+  type RunSql,
+  rawSql,
+  replayOutcome,
+  StoredOutcome,
+  type WriteOutcome,
+} from '../http/idempotency.js'
 import { principalName } from '../http/principal.js'
 import {
   conflict,
@@ -22,7 +31,7 @@ import { transferColumns } from '../transfer/transfer-columns.js'
 import { SpooledUpload, UploadSpool } from '../transfer/upload-spool.js'
 import { looksLikeXlsx } from '../transfer/xlsx.js'
 import { parseGlassPriceFilter } from './glass-price-filter.js'
-import { importGlassPrices } from './glass-price-import.js'
+import { type GlassPriceImportResult, importGlassPrices } from './glass-price-import.js'
 import { glassPricePages } from './glass-price-repository.js'
 import {
   glassPriceFilterQueryProperties,
@@ -31,6 +40,7 @@ import {
   type SortColumn,
   type SortDirection,
 } from './glass-price-schemas.js'
+import { prefersAsync, WriteJobSchema } from './write-jobs.js'
 
 /*
  * The glass price list as files: `POST …/import` takes a CSV upload (the CLI import's rules, one history batch),
@@ -141,6 +151,23 @@ function exportFileName(timezone: string, extension: string, filters: readonly u
   return ['glass-prices', ...words, day, ...(excel ? ['excel'] : [])].join('-') + `.${extension}`
 }
 
+/** The answer to an import: its counts and its batch. */
+function importAnswer(result: GlassPriceImportResult) {
+  return {
+    rows: result.rows,
+    written: result.written,
+    deleted: result.deleted,
+    mode: result.mode,
+    created: result.created,
+    updated: result.updated,
+    unchanged: result.unchanged,
+    dryRun: result.dryRun,
+    format: result.format,
+    delimiter: result.delimiter,
+    batch: result.batch,
+  }
+}
+
 export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<void> {
   const limit = app.config.importBodyLimit
   app.addContentTypeParser([...CSV_TYPES, XLSX_TYPE], (request, payload, done) => {
@@ -195,11 +222,12 @@ export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<vo
         },
         response: {
           200: ImportResultSchema,
+          202: { ...WriteJobSchema, description: 'Prefer: respond-async: the job, which Location names' },
           ...problemResponses(400, 409, 413, 415, 422, 503),
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const upload = request.body
       if (!(upload instanceof SpooledUpload)) {
         const declared = request.headers['content-type']
@@ -229,14 +257,25 @@ export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<vo
       const head = new Uint8Array(4)
       await file.read(head, 0, 4, 0)
       const format = request.headers['content-type']?.startsWith(XLSX_TYPE) || looksLikeXlsx(head) ? 'xlsx' : 'csv'
-      const result = await importGlassPrices(app.db, file.createReadStream({ autoClose: false, start: 0 }), {
-        user: principalName(request),
-        format,
-        mode,
-        ...(query.confirmDeletes === undefined ? {} : { confirmDeletes: query.confirmDeletes }),
-        dryRun: query.dryRun ?? false,
-      })
-        .catch((error: unknown) => {
+      /** Imports the file; `recording` records its answer in its transaction; problems are thrown as problems. */
+      const importFile = async (
+        recording?: (run: RunSql, outcome: WriteOutcome) => Promise<void>,
+        claim?: KeyedWrite,
+      ) => {
+        const result = await importGlassPrices(app.db, file.createReadStream({ autoClose: false, start: 0 }), {
+          user: principalName(request),
+          format,
+          mode,
+          ...(query.confirmDeletes === undefined ? {} : { confirmDeletes: query.confirmDeletes }),
+          dryRun: query.dryRun ?? false,
+          ...(claim ? { atStart: (client) => claim.claim(rawSql(client)) } : {}),
+          ...(recording
+            ? {
+                beforeCommit: (client, done) =>
+                  recording(rawSql(client), { status: 200, headers: {}, body: importAnswer(done) }),
+              }
+            : {}),
+        }).catch((error: unknown) => {
           if (!(error instanceof ReplaceNotConfirmed)) throw error
           throw conflict('confirm-deletes', error.message, {
             deleteCount: error.deleteCount,
@@ -245,29 +284,42 @@ export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<vo
             sharedValue: error.value,
           })
         })
-        .finally(() => file.close())
-      if (result.problemCount > 0) {
-        const count = result.problemCount
-        throw unprocessable(
-          'import-rejected',
-          result.problems.length < count
-            ? messageText('import.problemsListed', { count, listed: result.problems.length })
-            : messageText('import.problems', { count }),
-          { problemCount: result.problemCount, problems: result.problems },
-        )
+        if (result.problemCount > 0) {
+          const count = result.problemCount
+          throw unprocessable(
+            'import-rejected',
+            result.problems.length < count
+              ? messageText('import.problemsListed', { count, listed: result.problems.length })
+              : messageText('import.problems', { count }),
+            { problemCount: result.problemCount, problems: result.problems },
+          )
+        }
+        return importAnswer(result)
       }
-      return {
-        rows: result.rows,
-        written: result.written,
-        deleted: result.deleted,
-        mode: result.mode,
-        created: result.created,
-        updated: result.updated,
-        unchanged: result.unchanged,
-        dryRun: result.dryRun,
-        format: result.format,
-        delimiter: result.delimiter,
-        batch: result.batch,
+      const keyed = keyedWrite(request)
+      if (prefersAsync(request) && !query.dryRun) {
+        // The job reads the open file after the answer (its spool goes with the request) and closes it.
+        let started = false
+        try {
+          return await app.writeJobs.start(request, reply, 'import', (complete) => {
+            started = true
+            return importFile(complete)
+              .then(() => undefined)
+              .finally(() => file.close())
+          })
+        } finally {
+          if (!started) await file.close()
+        }
+      }
+      // With an Idempotency-Key, the answer is recorded in the import's transaction (http/idempotency.ts).
+      try {
+        return await importFile(keyed ? (run, outcome) => keyed.save(run, outcome) : undefined, keyed)
+      } catch (error) {
+        if (error instanceof StoredOutcome && keyed) return replayOutcome(reply, keyed.fingerprint, error.row)
+        throw error
+      } finally {
+        keyed?.settle()
+        await file.close()
       }
     },
   )

@@ -25,17 +25,22 @@ export const problemTypes = {
   'confirm-deletes':
     'A replace from a file that looks like a filtered export deletes entries of other brands or manufacturers: repeat with confirmDeletes=`deleteCount` (409)',
   'concurrent-change': 'A concurrent change conflicted with this one; nothing was changed (409)',
+  'idempotency-key-in-use':
+    'A request with this Idempotency-Key is still running; retry once it has finished to get its outcome (409)',
   'stale-etag': 'If-Match names a version that is no longer current (412)',
   'body-too-large': 'The body is larger than the limit (413)',
   'unsupported-media-type': 'The body is not of a media type the route reads (415, Accept lists them)',
   'bulk-change-rejected': 'Some selected entry cannot take the new price; nothing was changed (422, `entries`)',
   'import-rejected': 'The uploaded file has problems; nothing was written (422, `problems`)',
+  'idempotency-key-reused':
+    'The Idempotency-Key was used for another request (method, path or body); nothing was done (422)',
   'too-many-requests': 'Over the rate limit (429, Retry-After)',
   'headers-too-large': 'The request headers are too large (431)',
   'internal-error': 'A fault of the service, logged under `requestId` (500)',
   'database-unavailable': 'The database is unreachable (503, Retry-After)',
   'identity-provider-unavailable': "The identity provider's keys cannot be fetched (503, Retry-After)",
   'service-timeout': 'The request outlived REQUEST_TIMEOUT_MS (503, Retry-After)',
+  'job-lost': 'The instance running a job stopped before the job finished; nothing of it was written (503, in a job)',
 } as const satisfies Record<string, string>
 
 export type ProblemCode = keyof typeof problemTypes

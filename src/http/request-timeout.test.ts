@@ -3,15 +3,20 @@ import { request as httpRequest } from 'node:http'
 import net, { type AddressInfo } from 'node:net'
 import { after, before, beforeEach, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
+import { sql } from 'kysely'
 import {
   changeCount,
   clearGlassPrices,
+  lockWaits,
   pricesPath,
   seedEntries,
+  stall,
   storedEntries,
+  waitFor,
 } from '../../test/fixtures/glass-prices.js'
 import { buildTestApp, eachDatabase, testConfig } from '../../test/harness.js'
-import type { Database } from '../db/database.js'
+import { inTransaction } from '../db/transaction.js'
+import { lockGlassPriceList } from '../glass-prices/price-history.js'
 import { securityServerOptions } from './security.js'
 
 /*
@@ -31,26 +36,6 @@ interface Answer {
   readonly headers: Record<string, string | string[] | undefined>
   readonly body: string
   readonly ms: number
-}
-
-/** Holds the tables a search and a write need (and, embedded, the connection) until `release()`. */
-async function stall(db: Database): Promise<{ release: () => Promise<void> }> {
-  let release = () => {}
-  const held = new Promise<void>((resolve) => (release = resolve))
-  let locked = () => {}
-  const taken = new Promise<void>((resolve) => (locked = resolve))
-  const holder = db.rawTransaction(async (client) => {
-    await client.query('LOCK TABLE catalog_state, glasses_price IN ACCESS EXCLUSIVE MODE')
-    locked()
-    await held
-  })
-  await taken
-  return {
-    release: async () => {
-      release()
-      await holder
-    },
-  }
 }
 
 eachDatabase('request timeout', (ctx) => {
@@ -140,6 +125,47 @@ eachDatabase('request timeout', (ctx) => {
     const probe = await send('GET', `${pricesPath}/${id}`)
     assert.equal(probe.status, 200, probe.body)
     await new Promise((resolve) => setTimeout(resolve, 300))
+    assert.deepEqual(await storedEntries(ctx.db), before)
+    assert.equal(await changeCount(ctx.db), changes)
+  })
+
+  test('a bulk change whose client leaves before the answer is cancelled: nothing changed, no history batch', async () => {
+    await sql`
+      INSERT INTO glasses_price (manufacturer, brand, model, price, purchase, updated_by)
+      SELECT 'Seed', 'Gone', 'G ' || g, 100 + g, 50, 'seed' FROM generate_series(1, 2000) g`.execute(ctx.db.primary)
+    const before = await storedEntries(ctx.db)
+    const changes = await changeCount(ctx.db)
+    const held = await stall(ctx.db)
+    try {
+      const outgoing = httpRequest({
+        port,
+        host: '127.0.0.1',
+        method: 'POST',
+        path: `${pricesPath}/list?brand=Gone`,
+        agent: false,
+        headers: { 'content-type': 'application/json' },
+      })
+      outgoing.on('error', () => {})
+      outgoing.end(
+        JSON.stringify({ priceTypeBase: 'RETAIL', priceTypeChange: 'RETAIL', coefficient: 1.1, round: 'WHOLE' }),
+      )
+      // The bulk change is under way: it waits for the price list the test holds (for the one connection, embedded).
+      await waitFor(async () =>
+        ctx.target === 'postgres' ? (await lockWaits(ctx.db)) > 0 : (ctx.db.poolStats()[0]?.waiting ?? 0) > 0,
+      )
+      outgoing.destroy()
+      if (ctx.target === 'postgres') {
+        // Its statement was cancelled on the server: nothing waits for the price list any more.
+        await waitFor(async () => (await lockWaits(ctx.db)) === 0)
+      } else {
+        // The embedded database runs nothing meanwhile; the closed socket is noticed within moments.
+        await new Promise((resolve) => setTimeout(resolve, 500))
+      }
+    } finally {
+      await held.release()
+    }
+    // Whatever was left of the bulk change is over once its lock is free; it wrote nothing.
+    await inTransaction(ctx.db.primary, (trx) => lockGlassPriceList(trx))
     assert.deepEqual(await storedEntries(ctx.db), before)
     assert.equal(await changeCount(ctx.db), changes)
   })

@@ -42,7 +42,16 @@ const docsContentSecurityPolicy = [
  * `X-Requested-With`, `Cache-Control` or tracing headers keep working.
  */
 const corsMethods = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE']
-const corsExposedHeaders = ['ETag', 'X-Changed-Count', 'X-Price-Change-Batch', 'X-Request-Id', 'Retry-After']
+const corsExposedHeaders = [
+  'ETag',
+  'X-Changed-Count',
+  'X-Price-Change-Batch',
+  'X-Request-Id',
+  'Retry-After',
+  'Idempotent-Replayed',
+  'Location',
+  'Preference-Applied',
+]
 
 /** Probes and metrics are polled by the platform; they are never rate limited. */
 const unlimitedPrefix = '/actuator/'

@@ -142,6 +142,8 @@ export interface ImportOptions {
   readonly beforeWrite?: (transaction: Pick<ImportTransaction, 'client' | 'kind' | 'tableName'>) => Promise<void>
   /** Extra work in the import's transaction (a history batch, say); a throw rolls the import back. */
   readonly inTransaction?: (transaction: ImportTransaction) => Promise<void>
+  /** The last work of a real (not dry) import's transaction, with its result; a throw rolls the import back. */
+  readonly beforeCommit?: (client: RawClient, result: ImportResult) => Promise<void>
   /**
    * Bulk loading: when the table is empty (a first load, or after `replace`), drop its secondary indexes before
    * the COPY and build them once afterwards, in the same transaction. Several times faster on large files, but
@@ -391,6 +393,7 @@ export async function importCsv(
         ...problems.summary(),
       }
       if (options.dryRun) throw new DryRun(result)
+      await options.beforeCommit?.(client, result)
       return result
     })
   } catch (error) {
