@@ -13,7 +13,7 @@ import {
   LOOK_ALIKE_MIGRATION,
   readLookAlikeKeyReport,
 } from './glass-prices/look-alike-keys.js'
-import { removeStaleUploads } from './transfer/upload-spool.js'
+import { removeStaleUploads } from './http/upload-spool.js'
 
 /**
  * How long a shutdown may take before the process gives up on the requests still running and exits non-zero;

@@ -7,10 +7,10 @@ import type { RawClient } from '../db/database.js'
 import type { DB } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
 import { messageText } from '../domain/messages.js'
-import { SpooledUpload } from '../transfer/upload-spool.js'
 import { principalName } from './principal.js'
 import { conflict, invalidField, unprocessable } from './problem.js'
 import { problemResponses } from './schemas.js'
+import { SpooledUpload } from './upload-spool.js'
 
 /*
  * The `Idempotency-Key` request header (IETF httpapi draft "The Idempotency-Key HTTP Header Field") on every route
