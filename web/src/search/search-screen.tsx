@@ -21,8 +21,12 @@ interface KindQuery {
 
 const emptyQuery: KindQuery = { values: {}, page: 0, size: 20, sort: '' }
 const PAGE_SIZES = [10, 20, 50, 100]
-/** Typing waits this long for the next key; anything else (a page, a sort, Enter) searches at once. */
-const TYPING_DELAY_MS = 200
+/**
+ * Typing waits this long for the next key (a newer search cancels an older one anyway, so it can be short);
+ * anything else (a page, a sort, Enter) searches at once. The drop-downs' values can wait longer.
+ */
+const TYPING_DELAY_MS = 80
+const FACETS_DELAY_MS = 250
 const STATUS_POLL_MS = 5_000
 
 interface SearchScreenProps {
@@ -102,7 +106,7 @@ export function SearchScreen({ api, forms, language, t }: SearchScreenProps) {
         .facets(form.kind, body, controller.signal)
         .then(setFacets)
         .catch(() => {})
-    }, TYPING_DELAY_MS)
+    }, FACETS_DELAY_MS)
     return () => {
       clearTimeout(timer)
       controller.abort()
