@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { registerCatalogMetrics } from './catalog/catalog-metrics.js'
 import { catalogStatusRoutes } from './catalog/catalog-status-routes.js'
 import { facetRoutes } from './catalog/facet-routes.js'
+import { kindFormRoutes } from './catalog/kind-form-routes.js'
 import { registerMatviewRefresh } from './catalog/matview-refresh.js'
 import { ResultCache } from './catalog/result-cache.js'
 import { SearchIndex } from './catalog/search-index/search-index.js'
@@ -24,6 +25,7 @@ import { registerRequestTimeout } from './http/request-timeout.js'
 import { ProblemSchema } from './http/schemas.js'
 import { capConnections, registerSecurity, securityServerOptions } from './http/security.js'
 import { registerValidation } from './http/validation.js'
+import { registerWebApp } from './http/web-app.js'
 import { registerWriteGate } from './http/write-gate.js'
 
 declare module 'fastify' {
@@ -111,8 +113,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(searchRoutes)
   await app.register(facetRoutes)
   await app.register(catalogStatusRoutes)
+  await app.register(kindFormRoutes)
   await app.register(glassPriceRoutes)
   await app.register(glassPriceTransferRoutes)
+  await registerWebApp(app)
 
   return app
 }

@@ -5,8 +5,9 @@ import { join, relative } from 'node:path'
 import { buildPgliteTemplate } from './harness.js'
 
 /*
- * `npm test`: builds the migrated PGlite template once, then runs every `*.test.ts` under src/, test/ and bench/
- * with Node's test runner. Arguments narrow the run to files whose path contains one of them.
+ * `npm test`: builds the migrated PGlite template once (and the web app, when a selected test serves it), then
+ * runs every `*.test.ts` under src/, test/, bench/ and web/ with Node's test runner. Arguments narrow the run to
+ * files whose path contains one of them.
  */
 
 function findTests(directory: string): string[] {
@@ -21,7 +22,7 @@ function findTests(directory: string): string[] {
 }
 
 const filters = process.argv.slice(2)
-const files = ['src', 'test', 'bench']
+const files = ['src', 'test', 'bench', 'web']
   .flatMap((directory) => {
     try {
       return findTests(directory)
@@ -34,6 +35,14 @@ const files = ['src', 'test', 'bench']
 
 if (!process.env.TEST_DATABASE_URL) {
   process.stdout.write('TEST_DATABASE_URL is not set: suites run on PGlite only; the PostgreSQL half is skipped.\n')
+}
+
+// The tests of the served web app need it built (what `npm run build` does for `npm start`): once, here, so the
+// test files running in parallel never build it at the same time.
+const servesWebApp = (file: string) => file.startsWith(join('test', 'browser')) || file.endsWith('web-app.test.ts')
+if (files.some(servesWebApp)) {
+  const build = spawnSync('npm', ['run', 'build:web', '--silent'], { stdio: 'inherit' })
+  if (build.status !== 0) process.exit(build.status ?? 1)
 }
 
 const work = mkdtempSync(join(tmpdir(), 'optics-test-run-'))

@@ -77,6 +77,8 @@ export interface KindSpec {
   readonly table: string
   /** Human name, for documentation. */
   readonly title: string
+  /** The kind's name in Russian, as the staff's web app shows it. */
+  readonly ruTitle: string
   readonly attributes: Readonly<Record<string, AttributeSpec>>
   readonly ranges?: Readonly<Record<string, RangeSpec>>
   /** The contract's request filters, in the contract's order. */
@@ -116,6 +118,7 @@ export interface RangeSpec {
 export interface Kind {
   readonly path: string
   readonly title: string
+  readonly ruTitle: string
   readonly priceTable: string
   readonly skuTable: string
   readonly matview: string
@@ -255,6 +258,7 @@ export function defineKind(spec: KindSpec): Kind {
   return Object.freeze({
     path: spec.path,
     title: spec.title,
+    ruTitle: spec.ruTitle,
     priceTable: `${spec.table}_price`,
     skuTable: `${spec.table}_sku`,
     matview: `${spec.table}_mv`,

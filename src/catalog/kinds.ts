@@ -14,6 +14,7 @@ export const accessories = defineKind({
   path: 'accessories',
   table: 'accessories',
   title: 'Accessories',
+  ruTitle: 'Аксессуары',
   match: 'most-specific',
   ru: { category: 'Категория', model: 'Модель' },
   attributes: { category: text('key'), model: text('key') },
@@ -26,6 +27,7 @@ export const sunglasses = defineKind({
   path: 'sunglasses',
   table: 'sunglasses',
   title: 'Sunglasses',
+  ruTitle: 'Солнцезащитные очки',
   match: 'most-specific',
   ru: {
     manufacturer: 'Производитель',
@@ -59,6 +61,7 @@ export const glasses = defineKind({
   path: 'glasses',
   table: 'glasses',
   title: 'Frames',
+  ruTitle: 'Оправы',
   match: 'most-specific',
   ru: {
     manufacturer: 'Производитель',
@@ -92,6 +95,7 @@ export const lenses = defineKind({
   path: 'lenses',
   table: 'lenses',
   title: 'Spectacle lenses',
+  ruTitle: 'Очковые линзы',
   match: 'all-zones',
   ru: {
     manufacturer: 'Производитель',
@@ -167,6 +171,7 @@ export const contactLenses = defineKind({
   path: 'contact-lenses',
   table: 'contact_lenses',
   title: 'Contact lenses',
+  ruTitle: 'Контактные линзы',
   match: 'all-zones',
   ru: {
     manufacturer: 'Производитель',
@@ -224,6 +229,7 @@ export const extras = defineKind({
   path: 'extras',
   table: 'extras',
   title: 'Ready-made glasses',
+  ruTitle: 'Готовые очки',
   match: 'most-specific',
   ru: {
     frameManufacturer: 'Производитель оправы',
@@ -280,6 +286,7 @@ export const semifinishedLenses = defineKind({
   path: 'semifinished-lenses',
   table: 'semifinished_lenses',
   title: 'Semi-finished lenses',
+  ruTitle: 'Полуфабрикаты линз',
   match: 'most-specific',
   ru: {
     manufacturer: 'Производитель',

@@ -11,7 +11,9 @@ import type { FilterValues } from './search-query.js'
  * lens, written either way, finds the same goods.
  */
 
-const MAX_POWER = 30
+/** The greatest power, in dioptres either way, and the greatest axis, in degrees, a prescription may name. */
+export const MAX_POWER = 30
+export const MAX_AXIS = 180
 
 type Role = PrescriptionRole
 
@@ -37,7 +39,7 @@ function quarters(value: string | number): number | string {
 
 function degrees(value: string | number): number | string {
   const number = Number(String(value).trim())
-  if (!Number.isInteger(number) || number < 0 || number > 180) return messageText('validation.degrees')
+  if (!Number.isInteger(number) || number < 0 || number > MAX_AXIS) return messageText('validation.degrees')
   return number
 }
 

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+import type { FastifyInstance } from 'fastify'
+import { buildTestApp, eachDatabase } from '../../test/harness.js'
+import type { KindForms } from './kind-form-routes.js'
+import { kinds } from './kinds.js'
+
+eachDatabase('kind forms', (ctx) => {
+  let app: FastifyInstance
+  before(async () => {
+    app = await buildTestApp(ctx.db)
+  })
+  after(() => app?.close())
+
+  test('every kind has its form: the search fields in order, labelled in Russian from its descriptor', async () => {
+    const response = await app.inject({ method: 'GET', url: '/api/v2/good/nomenclature/kinds' })
+    assert.equal(response.statusCode, 200)
+    const forms = response.json<KindForms>().kinds
+    assert.deepEqual(
+      forms.map((form) => form.kind),
+      kinds.map((kind) => kind.path),
+    )
+    for (const [index, kind] of kinds.entries()) {
+      const form = forms[index]!
+      assert.deepEqual(form.title, { ru: kind.ruTitle, en: kind.title })
+      assert.deepEqual(
+        form.fields.map((field) => field.name),
+        kind.filters.map((filter) => filter.name),
+      )
+      assert.deepEqual(
+        form.columns.map((column) => column.name),
+        kind.itemFields.map((field) => field.name),
+      )
+      for (const field of form.fields) assert.ok(field.label.ru && field.label.en, `${kind.path}.${field.name}`)
+    }
+  })
+
+  test('text, number and prescription fields say how they are entered and checked', async () => {
+    const forms = (await app.inject({ method: 'GET', url: '/api/v2/good/nomenclature/kinds' })).json<KindForms>()
+    const lenses = forms.kinds.find((form) => form.kind === 'lenses')!
+    const field = (name: string) => lenses.fields.find((candidate) => candidate.name === name)
+    assert.deepEqual(field('brand'), { name: 'brand', label: { ru: 'Бренд', en: 'Brand' }, input: 'text' })
+    assert.deepEqual(field('refractionIndex'), {
+      name: 'refractionIndex',
+      label: { ru: 'Индекс преломления', en: 'Refraction index' },
+      input: 'number',
+    })
+    assert.deepEqual(field('cylinder'), {
+      name: 'cylinder',
+      label: { ru: 'Цилиндр', en: 'Cylinder' },
+      input: 'prescription',
+      role: 'cylinder',
+      step: 0.25,
+      min: -30,
+      max: 30,
+    })
+    const axis = forms.kinds.find((form) => form.kind === 'contact-lenses')!.fields.find((f) => f.name === 'axis')
+    assert.deepEqual([axis?.role, axis?.step, axis?.min, axis?.max], ['axis', 1, 0, 180])
+    assert.deepEqual(lenses.columns.find((column) => column.name === 'sphereFrom')?.label, {
+      ru: 'Сфера от',
+      en: 'Sphere from',
+    })
+  })
+})

@@ -1,0 +1,127 @@
+import { useEffect, useRef, useState } from 'preact/hooks'
+import { isAbort, type Suggestion } from '../api.js'
+import type { Translate } from '../app.js'
+
+interface ComboboxProps {
+  /** The API field name: the input's `name`, and the base of its ids. */
+  readonly name: string
+  readonly id: string
+  readonly label: string
+  readonly value: string
+  /** The field's values under the other filters, with counts (facets); offered while nothing is typed. */
+  readonly values: readonly Suggestion[]
+  /** Suggestions for what is typed, typos forgiven. */
+  readonly suggest: (q: string, signal: AbortSignal) => Promise<Suggestion[]>
+  readonly onInput: (value: string) => void
+  /** The value is final (an option chosen, or Enter): search now. */
+  readonly onCommit: (value: string) => void
+  readonly t: Translate
+}
+
+const SUGGEST_DELAY_MS = 120
+
+/**
+ * A text filter with a list of values (WAI-ARIA combobox): the facet values while it is empty, suggestions as
+ * one types; ↑ ↓ move through them, Enter takes one (or searches at once), Escape closes the list.
+ */
+export function Combobox(props: ComboboxProps) {
+  const { name, id, label, value, values, t } = props
+  const [open, setOpen] = useState(false)
+  const [active, setActive] = useState(-1)
+  const [suggestions, setSuggestions] = useState<{ q: string; list: Suggestion[] } | undefined>()
+  const suggestRef = useRef(props.suggest)
+  suggestRef.current = props.suggest
+
+  const q = value.trim()
+  useEffect(() => {
+    if (!open || q === '') return
+    const controller = new AbortController()
+    const timer = setTimeout(() => {
+      suggestRef
+        .current(q, controller.signal)
+        .then((list) => setSuggestions({ q, list }))
+        .catch((error: unknown) => {
+          if (!isAbort(error)) setSuggestions({ q, list: [] })
+        })
+    }, SUGGEST_DELAY_MS)
+    return () => {
+      clearTimeout(timer)
+      controller.abort()
+    }
+  }, [q, open])
+
+  const options = q !== '' && suggestions ? suggestions.list : values
+  const listId = `${id}-list`
+  const optionId = (index: number) => `${id}-option-${index}`
+
+  const choose = (chosen: string) => {
+    setOpen(false)
+    setActive(-1)
+    props.onCommit(chosen)
+  }
+
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+      event.preventDefault()
+      if (!open) setOpen(true)
+      const last = options.length - 1
+      setActive((current) =>
+        event.key === 'ArrowDown' ? Math.min(current + 1, last) : Math.max(current - 1, open ? 0 : last),
+      )
+    } else if (event.key === 'Enter') {
+      event.preventDefault()
+      const option = open && active >= 0 ? options[active] : undefined
+      choose(option ? option.value : value)
+    } else if (event.key === 'Escape') {
+      setOpen(false)
+      setActive(-1)
+    }
+  }
+
+  const expanded = open && options.length > 0
+  return (
+    <div class="field combobox">
+      <label for={id}>{label}</label>
+      <input
+        id={id}
+        name={name}
+        type="text"
+        role="combobox"
+        autocomplete="off"
+        spellcheck={false}
+        aria-autocomplete="list"
+        aria-expanded={expanded}
+        aria-controls={listId}
+        aria-activedescendant={expanded && active >= 0 ? optionId(active) : undefined}
+        value={value}
+        onInput={(event) => {
+          props.onInput(event.currentTarget.value)
+          setOpen(true)
+          setActive(-1)
+        }}
+        onFocus={() => setOpen(true)}
+        onBlur={() => setOpen(false)}
+        onKeyDown={onKeyDown}
+      />
+      <div id={listId} role="listbox" aria-label={label} hidden={!expanded}>
+        {options.map((option, index) => (
+          <div
+            key={option.value}
+            id={optionId(index)}
+            role="option"
+            tabIndex={-1}
+            aria-selected={index === active}
+            // Chosen on mousedown, before the input's blur closes the list.
+            onMouseDown={(event) => {
+              event.preventDefault()
+              choose(option.value)
+            }}
+          >
+            <span>{option.value}</span> <span class="count">{option.count}</span>
+          </div>
+        ))}
+      </div>
+      {open && options.length === 0 && q === '' ? <span class="hint">{t('noValues')}</span> : null}
+    </div>
+  )
+}
