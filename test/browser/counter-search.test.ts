@@ -6,10 +6,9 @@ import { after, before, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import { type Browser, chromium, type Page } from 'playwright-core'
-import { seedCatalogue } from '../../src/demo/demo-catalogue.js'
 import type { KindForms } from '../../src/catalog/kind-form-routes.js'
-
 import { kindByPath } from '../../src/catalog/kinds.js'
+import { seedCatalogue } from '../../src/demo/demo-catalogue.js'
 import { buildTestApp, eachDatabase } from '../harness.js'
 
 /*
