@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
+import { sql } from 'kysely'
 import {
   clearGlassPrices,
   numberedEntries,
   pricesPath,
   seedEntries,
+  storedEntries,
   storedEntry,
 } from '../../test/fixtures/glass-prices.js'
 import { buildTestApp, eachDatabase } from '../../test/harness.js'
@@ -83,6 +85,54 @@ eachDatabase('writes waiting on row locks', (ctx) => {
     for (const answer of putAnswers) assert.equal(answer.status, 200, answer.body)
     for (const [index, id] of ids.entries()) {
       assert.equal((await storedEntry(ctx.db, id))?.price, `${700 + index}.00`, 'the PUT applied after the change')
+    }
+  })
+})
+
+eachDatabase('PUTs during a bulk change', (ctx) => {
+  let app: FastifyInstance
+  before(async () => {
+    await clearGlassPrices(ctx.db)
+    await sql`
+      INSERT INTO glasses_price (manufacturer, brand, model, price, purchase, updated_by)
+      SELECT 'Seed', 'Held', 'Held ' || lpad(g::text, 5, '0'), 100, 50, 'seed' FROM generate_series(1, 5000) g`.execute(
+      ctx.db.primary,
+    )
+    app = await buildTestApp(ctx.db)
+  })
+  after(() => app?.close())
+
+  test('a PUT on a row a running bulk change holds waits its turn and applies, or answers 412; never 503', async () => {
+    const rows = (await storedEntries(ctx.db)).slice(0, 20)
+    const bulk = app.inject({
+      method: 'POST',
+      url: `${pricesPath}/list?brand=Held`,
+      payload: { priceTypeBase: 'RETAIL', priceTypeChange: 'RETAIL', coefficient: 2, round: 'WHOLE' },
+    })
+    const puts = rows.map((row, index) =>
+      app.inject({
+        method: 'PUT',
+        url: `${pricesPath}/${row.id}`,
+        // Half of them expect the version before the bulk change.
+        headers: index % 2 === 0 ? { 'if-match': '"1"' } : {},
+        payload: { manufacturer: row.manufacturer, brand: row.brand, model: row.model, price: 700, purchase: 1 },
+      }),
+    )
+    const bulkAnswer = await bulk
+    assert.equal(bulkAnswer.statusCode, 200, bulkAnswer.body)
+    const answers = await Promise.all(puts)
+    for (const [index, answer] of answers.entries()) {
+      const row = rows[index]
+      const stored = await storedEntry(ctx.db, Number(row?.id))
+      if (index % 2 === 0 && answer.statusCode === 412) {
+        // It came after the bulk change, which made the version it expected stale: what happened, said.
+        assert.equal(answer.json().code, 'stale-etag')
+        assert.equal(stored?.price, '200.00')
+        continue
+      }
+      assert.equal(answer.statusCode, 200, answer.body)
+      // Applied after the bulk change (700), or before it and then doubled (1400): never lost.
+      assert.ok(['700.00', '1400.00'].includes(String(stored?.price)), `entry ${row?.id}: ${stored?.price}`)
     }
   })
 })
