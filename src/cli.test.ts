@@ -6,7 +6,8 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { promisify } from 'node:util'
 import { sql } from 'kysely'
-import { eachDatabase } from '../test/harness.js'
+import { buildTestApp, eachDatabase } from '../test/harness.js'
+import { openDatabase } from './db/database.js'
 
 /*
  * The CLI as a user runs it: a child process reading the same configuration as the server. On the embedded
@@ -107,6 +108,37 @@ eachDatabase('command line', (ctx) => {
     assert.match(fromXlsx.stdout, /^glasses prices: 14 rows imported \(0 added, 0 updated, 14 unchanged\) in/)
     const badMode = await cli('import', 'glasses', 'prices', good, '--mode', 'merge')
     assert.equal(badMode.code, 2)
+  })
+
+  test('import of the glass price list is one change of its history, revertable as an upload over HTTP is', async () => {
+    const file = join(work, 'two-new.csv')
+    writeFileSync(file, 'manufacturer,brand,model,price,purchase\nCliCo,Cli,CLI 1,100,50\nCliCo,Cli,CLI 2,200.5,90\n')
+    const imported = await cli('import', 'glasses', 'prices', file)
+    assert.equal(imported.code, 0, imported.stderr)
+    const batch = Number(/recorded as change (\d+) of the history/.exec(imported.stdout)?.[1])
+    assert.ok(batch > 0, imported.stdout)
+
+    // The embedded database is the command's own data directory: opened here once the command has let it go.
+    const db = ctx.target === 'pglite' ? await openDatabase({ dataDir: env.DATA_DIR }) : ctx.db
+    const app = await buildTestApp(db)
+    try {
+      const changes = (await app.inject({ method: 'GET', url: '/api/v2/glasses/prices/changes' })).json()
+      const change = changes.content.find((c: { id: number }) => c.id === batch)
+      assert.equal(change?.action, 'IMPORT', JSON.stringify(changes.content[0]))
+      assert.equal(change.user, 'cli')
+      assert.equal(change.changedCount, 2)
+      const listed = async () =>
+        (await app.inject({ method: 'GET', url: '/api/v2/glasses/prices/list?manufacturer=CliCo' })).json()
+          .totalElements
+      assert.equal(await listed(), 2)
+      const revert = await app.inject({ method: 'POST', url: `/api/v2/glasses/prices/changes/${batch}/revert` })
+      assert.equal(revert.statusCode, 200, revert.body)
+      assert.equal(revert.json().restoredCount, 2)
+      assert.equal(await listed(), 0)
+    } finally {
+      await app.close()
+      if (db !== ctx.db) await db.close()
+    }
   })
 
   test('usage errors exit 2 with one line and the usage', async () => {

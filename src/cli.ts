@@ -13,12 +13,19 @@ import { type Database, openDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
 import { waitForDatabase } from './db/wait-for-database.js'
 import { CatalogueNotEmptyError, DEMO_SEED, seedCatalogue } from './demo/demo-catalogue.js'
+import { importGlassPrices, isGlassPriceList } from './glass-prices/glass-price-import.js'
 import {
   describeLookAlikeKeyReport,
   LOOK_ALIKE_MIGRATION,
   readLookAlikeKeyReport,
 } from './glass-prices/look-alike-keys.js'
-import { IMPORT_MODES, type ImportMode, importCsv, ReplaceNotConfirmed } from './transfer/csv-import.js'
+import {
+  IMPORT_MODES,
+  type ImportMode,
+  type ImportProgress,
+  importCsv,
+  ReplaceNotConfirmed,
+} from './transfer/csv-import.js'
 import { type ExportFormat, exportTable } from './transfer/export-writer.js'
 import { createProgress } from './transfer/progress.js'
 import type { TransferTable } from './transfer/transfer-columns.js'
@@ -203,6 +210,9 @@ const directoryCommands: Record<string, DirectoryCommand> = {
   },
 }
 
+/** Who the glass price list's history names as the author of a change made from the command line. */
+const CLI_USER = 'cli'
+
 const commands: Record<string, Command> = {
   async migrate(db, args, io) {
     parse(args, {})
@@ -301,23 +311,31 @@ const commands: Record<string, Command> = {
     }
     const progress = createProgress({ label: `import ${kind.path} ${table}`, total: size, stream: io.stderr })
     const started = performance.now()
-    const result = await importCsv(db, kind, table, createReadStream(file), {
+    const common = {
       mode: mode as ImportMode,
       format,
-      // A replace from what looks like a filtered export (one brand, say) must confirm what it deletes.
-      replaceGuard: {
-        columns: kind.attributes
-          .filter((a) => a.entry === 'key' && a.type === 'text')
-          .slice(0, 2)
-          .map((a) => a.name),
-        ...(confirmText === undefined ? {} : { confirmDeletes: Number(confirmText) }),
-      },
       dryRun: values['dry-run'] ?? false,
       refresh: 'none',
       // The command line is the bulk loader: into an empty table, indexes are built once after the COPY.
       rebuildIndexes: true,
-      onProgress: ({ rows, bytes }) => progress.update(bytes, rows),
-    })
+      onProgress: ({ rows, bytes }: ImportProgress) => progress.update(bytes, rows),
+    } as const
+    const confirmDeletes = confirmText === undefined ? {} : { confirmDeletes: Number(confirmText) }
+    // The glass price list records every import in its history, as an upload over HTTP does.
+    const importing = isGlassPriceList(kind, table)
+      ? importGlassPrices(db, createReadStream(file), { ...common, ...confirmDeletes, user: CLI_USER })
+      : importCsv(db, kind, table, createReadStream(file), {
+          ...common,
+          // A replace from what looks like a filtered export (one brand, say) must confirm what it deletes.
+          replaceGuard: {
+            columns: kind.attributes
+              .filter((a) => a.entry === 'key' && a.type === 'text')
+              .slice(0, 2)
+              .map((a) => a.name),
+            ...confirmDeletes,
+          },
+        })
+    const result = await importing
       .catch((error: unknown) => {
         if (!(error instanceof ReplaceNotConfirmed)) throw error
         io.stderr.write(
@@ -349,6 +367,9 @@ const commands: Record<string, Command> = {
     io.stdout.write(
       `${kind.path} ${table}: ${result.rows} rows ${verb}${replaced} in ${seconds(elapsed)} s (${Math.round(result.rows / Math.max(elapsed / 1000, 0.001))} rows/s)\n`,
     )
+    if ('batch' in result && result.batch !== null) {
+      io.stdout.write(`${kind.path} ${table}: recorded as change ${result.batch} of the history (revertable)\n`)
+    }
     if (!result.dryRun) {
       // Concurrently: a service running on the same database keeps answering meanwhile.
       const refreshing = performance.now()

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict'
 import { type ChildProcessByStdio, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { cpSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
@@ -236,4 +237,23 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
     })
   })
+}
+
+/**
+ * Reads until `done` holds, every `intervalMs`, for at most a minute (generous: the machine may be loaded); then
+ * fails naming `what`.
+ */
+export async function poll<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  what: string,
+  intervalMs = 50,
+): Promise<T> {
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    const value = await read()
+    if (done(value)) return value
+    if (Date.now() > deadline) assert.fail(`gave up waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, intervalMs))
+  }
 }

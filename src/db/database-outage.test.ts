@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import pg from 'pg'
 import { clearGlassPrices, pricesPath, seedEntries, storedEntries } from '../../test/fixtures/glass-prices.js'
-import { buildTestApp, openServerSchema } from '../../test/harness.js'
+import { buildTestApp, openServerSchema, poll } from '../../test/harness.js'
 import { type Database, openDatabase } from './database.js'
 
 /*
@@ -84,15 +84,8 @@ async function timed<T>(run: () => Promise<T>): Promise<{ value: T; ms: number }
   return { value, ms: performance.now() - started }
 }
 
-async function poll<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    const value = await read()
-    if (done(value)) return value
-    if (Date.now() > deadline) assert.fail(`gave up waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
+/** The outage's reads are slower to settle: a tenth of a second between them. */
+const pollSlowly = <T>(read: () => Promise<T>, done: (value: T) => boolean, what: string) => poll(read, done, what, 100)
 
 const applicationName = `optics-outage-${process.pid}`
 const search = {
@@ -157,7 +150,7 @@ describe('database outage [postgres]', { skip: serverUrl ? false : 'TEST_DATABAS
       await holder.query('BEGIN')
       await holder.query(`SELECT id FROM glasses_price WHERE model = 'C1' FOR UPDATE`)
       const waiting = app.inject({ method: 'PUT', url: `${pricesPath}/${c1}`, payload: { ...created, model: 'C1' } })
-      await poll(
+      await pollSlowly(
         async () => {
           const { rows } = await holder.query(
             `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`,
@@ -226,7 +219,7 @@ describe('database outage [postgres]', { skip: serverUrl ? false : 'TEST_DATABAS
 
   test('restored: the service recovers by itself, and nothing was written during the outage', async () => {
     await proxy.start('forward')
-    await poll(
+    await pollSlowly(
       () => app.inject({ url: '/actuator/health/readiness' }),
       (response) => response.statusCode === 200,
       'readiness UP',

@@ -1,8 +1,10 @@
+import type { Kind } from '../catalog/kind.js'
 import { glasses } from '../catalog/kinds.js'
 import type { Database, RawClient } from '../db/database.js'
 import {
   type ImportFormat,
   type ImportMode,
+  type ImportOptions,
   type ImportResult,
   type ImportSource,
   importCsv,
@@ -19,6 +21,14 @@ import {
 /** The columns a filtered export of the glass price list shares (`?brand=ray`, `?manufacturer=safilo`). */
 const FILTER_COLUMNS = ['manufacturer', 'brand'] as const
 
+/**
+ * Whether a kind's table is the glass price list, whose imports go through {@link importGlassPrices} by every
+ * door (HTTP and the command line), so each is one change of its history, revertable like any other.
+ */
+export function isGlassPriceList(kind: Kind, table: 'prices' | 'goods'): boolean {
+  return kind === glasses && table === 'prices'
+}
+
 export interface GlassPriceImportOptions {
   readonly user: string
   /** Default `append`. */
@@ -32,6 +42,10 @@ export interface GlassPriceImportOptions {
   readonly atStart?: (client: RawClient) => Promise<void>
   /** The last work of a real import's transaction, with its result; a throw rolls it back. */
   readonly beforeCommit?: (client: RawClient, result: GlassPriceImportResult) => Promise<void>
+  /** As {@link importCsv}'s: the command line loads in bulk, reports progress and refreshes the matview itself. */
+  readonly onProgress?: ImportOptions['onProgress']
+  readonly rebuildIndexes?: boolean
+  readonly refresh?: ImportOptions['refresh']
 }
 
 export interface GlassPriceImportResult extends ImportResult {
@@ -78,6 +92,9 @@ export async function importGlassPrices(
       ...(options.confirmDeletes === undefined ? {} : { confirmDeletes: options.confirmDeletes }),
     },
     dryRun: options.dryRun ?? false,
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    ...(options.rebuildIndexes === undefined ? {} : { rebuildIndexes: options.rebuildIndexes }),
+    ...(options.refresh === undefined ? {} : { refresh: options.refresh }),
     fixed: { updated_by: options.user },
     beforeWrite: async ({ client }) => {
       await options.atStart?.(client)

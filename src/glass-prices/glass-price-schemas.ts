@@ -237,7 +237,6 @@ export const PriceChangeSchema = Type.Object(
 export type PriceChange = Static<typeof PriceChangeSchema>
 
 export const REVERT_CONFLICTS = ['CHANGED', 'DELETED', 'EXISTS', 'DUPLICATE'] as const
-export type RevertConflictReason = (typeof REVERT_CONFLICTS)[number]
 
 const RevertConflictSchema = Type.Object({
   entryId: Type.Integer(),

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import packageJson from '../../package.json' with { type: 'json' }
 import { clearGlassPrices, pricesPath, seedEntries } from '../../test/fixtures/glass-prices.js'
-import { buildTestApp, eachDatabase, testConfig } from '../../test/harness.js'
+import { buildTestApp, eachDatabase, poll, testConfig } from '../../test/harness.js'
 import { buildApp } from '../app.js'
 
 /*
@@ -26,16 +26,6 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
     if (Object.entries(labels).every(([key, value]) => present[key] === value)) return Number(match[3])
   }
   return undefined
-}
-
-async function poll<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    const value = await read()
-    if (done(value)) return value
-    if (Date.now() > deadline) assert.fail(`gave up waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
 }
 
 eachDatabase('operations: probes, info and metrics', (ctx) => {

@@ -1,6 +1,6 @@
 import { Ajv, type Options } from 'ajv'
 import addFormats from 'ajv-formats'
-import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import Type, { type TSchema } from 'typebox'
 import { hasLoneSurrogate } from '../domain/key-text.js'
 import { messageText } from '../domain/messages.js'
@@ -97,7 +97,6 @@ export function registerValidation(app: FastifyInstance): void {
 export const StringEnum = <const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options })
 
-export type RouteSchema = FastifySchema & { tags?: string[]; operationId?: string; summary?: string }
 export type { TSchema }
 
 /*
