@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { type ChildProcessByStdio, spawn } from 'node:child_process'
+import { type ChildProcessByStdio, execFile, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { cpSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { after, before, describe } from 'node:test'
+import { promisify } from 'node:util'
 import type { FastifyInstance } from 'fastify'
 import pg from 'pg'
 import { buildApp } from '../src/app.js'
@@ -255,5 +256,37 @@ export async function poll<T>(
     if (done(value)) return value
     if (Date.now() > deadline) assert.fail(`gave up waiting for ${what}`)
     await new Promise((resolve) => setTimeout(resolve, intervalMs))
+  }
+}
+
+/** How a script run by {@link runScript} ended. */
+export interface ScriptRun {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const execute = promisify(execFile)
+
+/**
+ * Runs a TypeScript entry point of the project (`src/cli.ts`, `src/server.ts`) in a process of its own, as an
+ * operator would, silent and without the demo catalogue or the background refresh; `env` adds or overrides.
+ */
+export async function runScript(
+  path: string,
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<ScriptRun> {
+  try {
+    const { stdout, stderr } = await execute(process.execPath, ['--import', 'tsx', path, ...args], {
+      cwd: projectRoot,
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', DEMO_DATA: 'false', MATVIEW_REFRESH: 'off', ...env },
+      // Generous: on a loaded machine a process's start alone (tsx, PGlite) can take a minute.
+      timeout: 300_000,
+    })
+    return { code: 0, stdout, stderr }
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string }
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr }
   }
 }

@@ -1,12 +1,18 @@
 import assert from 'node:assert/strict'
-import { type ChildProcess, execFile } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { promisify } from 'node:util'
 import type { FastifyInstance } from 'fastify'
-import { buildTestApp, eachDatabase, listeningPort, spawnServer } from '../../test/harness.js'
+import {
+  buildTestApp,
+  eachDatabase,
+  listeningPort,
+  runScript,
+  type ScriptRun,
+  spawnServer,
+} from '../../test/harness.js'
 import { runCli } from '../cli.js'
 import { BACKUP_SOCKET } from './data-dir-files.js'
 import { openDatabase } from './database.js'
@@ -18,33 +24,13 @@ import { openDatabase } from './database.js'
  * database it would overwrite unless asked to replace it. With DATABASE_URL both commands point to pg_dump.
  */
 
-const execute = promisify(execFile)
-const projectRoot = new URL('../..', import.meta.url).pathname
 const cliPath = new URL('../cli.ts', import.meta.url).pathname
 
-interface Run {
-  readonly code: number
-  readonly stdout: string
-  readonly stderr: string
-}
-
 /** The CLI in a process of its own, as an operator runs it. */
-async function cliProcess(args: string[], env: Record<string, string>): Promise<Run> {
-  try {
-    const { stdout, stderr } = await execute(process.execPath, ['--import', 'tsx', cliPath, ...args], {
-      cwd: projectRoot,
-      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', DEMO_DATA: 'false', ...env },
-      timeout: 120_000,
-    })
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string }
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr }
-  }
-}
+const cliProcess = (args: string[], env: Record<string, string>) => runScript(cliPath, args, env)
 
 /** The CLI's commands run in this process (cheaper than a process each; the lock is still per process). */
-async function cli(args: string[], env: Record<string, string>): Promise<Run> {
+async function cli(args: string[], env: Record<string, string>): Promise<ScriptRun> {
   let stdout = ''
   let stderr = ''
   const sink = (append: (text: string) => void) =>

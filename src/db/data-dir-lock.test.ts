@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict'
-import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process'
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { promisify } from 'node:util'
 import { sql } from 'kysely'
-import { eachDatabase, spawnServer } from '../../test/harness.js'
+import { eachDatabase, runScript, spawnServer } from '../../test/harness.js'
 import { LOCK_FILE, processStartTime } from './data-dir-lock.js'
 
 /*
@@ -15,31 +14,12 @@ import { LOCK_FILE, processStartTime } from './data-dir-lock.js'
  * a process that has ended is taken over. On the server (DATABASE_URL) there is no directory to own.
  */
 
-const execute = promisify(execFile)
 const projectRoot = new URL('../..', import.meta.url).pathname
 const serverPath = new URL('../server.ts', import.meta.url).pathname
 const cliPath = new URL('../cli.ts', import.meta.url).pathname
 const lockModule = new URL('./data-dir-lock.ts', import.meta.url).pathname
 
-interface Run {
-  readonly code: number
-  readonly stdout: string
-  readonly stderr: string
-}
-
-async function run(path: string, args: string[], env: Record<string, string>): Promise<Run> {
-  try {
-    const { stdout, stderr } = await execute(process.execPath, ['--import', 'tsx', path, ...args], {
-      cwd: projectRoot,
-      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', DEMO_DATA: 'false', MATVIEW_REFRESH: 'off', ...env },
-      timeout: 120_000,
-    })
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string }
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr }
-  }
-}
+const run = runScript
 
 /** Waits until the child prints a line matching `pattern` on stdout (or fails if it exits first). */
 function waitForOutput(child: ChildProcess, pattern: RegExp): Promise<void> {
