@@ -56,7 +56,7 @@ const result = spawnSync(
     'tsx',
     '--test',
     `--test-concurrency=${Math.max(2, availableParallelism())}`,
-    '--test-timeout=300000',
+    '--test-timeout=900000',
     ...files,
   ],
   { stdio: 'inherit', env: { ...process.env, TEST_PGLITE_TEMPLATE: template } },
