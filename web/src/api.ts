@@ -81,16 +81,30 @@ export class ApiError extends Error {
 const NOMENCLATURE = '/api/v2/good/nomenclature'
 
 export class Api {
-  constructor(private readonly language: () => Language) {}
+  /**
+   * `language` is the page's language for problem details; `token` the signed-in user's access token, sent as a
+   * Bearer token on every call (absent without authentication).
+   */
+  constructor(
+    private readonly language: () => Language,
+    private readonly token: () => string | undefined = () => undefined,
+  ) {}
+
+  /** The headers every call carries: the language and, once signed in, the Bearer token. */
+  headers(extra: Readonly<Record<string, string>> = {}): Record<string, string> {
+    const token = this.token()
+    return {
+      accept: 'application/json',
+      'accept-language': this.language(),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...extra,
+    }
+  }
 
   private async call<T>(path: string, signal: AbortSignal, body?: unknown): Promise<T> {
     const response = await fetch(path, {
       method: body === undefined ? 'GET' : 'POST',
-      headers: {
-        accept: 'application/json',
-        'accept-language': this.language(),
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
+      headers: this.headers(body === undefined ? {} : { 'content-type': 'application/json' }),
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       signal,
     })

@@ -1,5 +1,9 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { Api, isAbort, type KindForm } from './api.js'
+import { BulkChangeScreen } from './desk/bulk-wizard.js'
+import { ChangeLogScreen } from './desk/change-log.js'
+import { PriceListScreen } from './desk/price-list.js'
+import { TransferScreen } from './desk/transfer.js'
 import {
   initialLanguage,
   type Language,
@@ -9,17 +13,37 @@ import {
   translate,
 } from './i18n/index.js'
 import { SearchScreen } from './search/search-screen.js'
+import { anonymousSession, type Session, SessionContext } from './session.js'
 
 /** Translates with the page's language; passed down so every text comes from the catalogues. */
 export type Translate = (key: MessageKey, values?: Record<string, string | number>) => string
 
 const languageNames: Record<Language, string> = { ru: 'Русский', en: 'English' }
 
+/** The page's screens, one per hash route (`#/prices`), so a link or a reload opens the same screen. */
+const screens = [
+  { route: '#/', label: 'counterSearch' },
+  { route: '#/prices', label: 'priceList' },
+  { route: '#/prices/bulk', label: 'bulkChange' },
+  { route: '#/prices/changes', label: 'changeLog' },
+  { route: '#/prices/transfer', label: 'uploadDownload' },
+] as const satisfies readonly { route: string; label: MessageKey }[]
+
+type Route = (typeof screens)[number]['route']
+
+/** The screen the location's hash names (its path part, before any `?`), the counter search otherwise. */
+function currentRoute(): Route {
+  const path = window.location.hash.split('?')[0] || '#/'
+  return screens.find((screen) => screen.route === path)?.route ?? '#/'
+}
+
 /** The page: a header with the language switch, and the counter search drawn from the kinds' forms. */
 export function App() {
   const [language, setLanguage] = useState<Language>(initialLanguage)
   const [forms, setForms] = useState<readonly KindForm[] | undefined>()
   const [loadError, setLoadError] = useState<string | undefined>()
+  const [route, setRoute] = useState<Route>(currentRoute)
+  const [session] = useState<Session>(anonymousSession)
   const languageRef = useRef(language)
   languageRef.current = language
   const api = useMemo(() => new Api(() => languageRef.current), [])
@@ -30,6 +54,12 @@ export function App() {
     document.title = translate(language, 'appTitle')
     rememberLanguage(language)
   }, [language])
+
+  useEffect(() => {
+    const follow = () => setRoute(currentRoute())
+    window.addEventListener('hashchange', follow)
+    return () => window.removeEventListener('hashchange', follow)
+  }, [])
 
   useEffect(() => {
     const controller = new AbortController()
@@ -43,13 +73,15 @@ export function App() {
   }, [api])
 
   return (
-    <>
+    <SessionContext.Provider value={session}>
       <header class="top">
         <h1>{t('appTitle')}</h1>
         <nav aria-label={t('navigation')}>
-          <a href="#/" aria-current="page">
-            {t('counterSearch')}
-          </a>
+          {screens.map((screen) => (
+            <a key={screen.route} href={screen.route} aria-current={screen.route === route ? 'page' : undefined}>
+              {t(screen.label)}
+            </a>
+          ))}
         </nav>
         <label class="language">
           {t('language')}{' '}
@@ -65,12 +97,20 @@ export function App() {
       <main>
         {loadError ? (
           <p role="alert">{t('loadFailed', { reason: loadError })}</p>
+        ) : route === '#/prices' ? (
+          <PriceListScreen api={api} t={t} />
+        ) : route === '#/prices/bulk' ? (
+          <BulkChangeScreen api={api} t={t} />
+        ) : route === '#/prices/changes' ? (
+          <ChangeLogScreen api={api} t={t} />
+        ) : route === '#/prices/transfer' ? (
+          <TransferScreen api={api} t={t} />
         ) : forms ? (
           <SearchScreen api={api} forms={forms} language={language} t={t} />
         ) : (
           <p>{t('loading')}</p>
         )}
       </main>
-    </>
+    </SessionContext.Provider>
   )
 }
