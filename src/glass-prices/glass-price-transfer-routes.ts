@@ -98,7 +98,9 @@ const ImportResultSchema = Type.Object(
   {
     rows: Type.Integer({ description: 'Data rows in the file' }),
     written: Type.Integer({ description: 'Entries added or updated (0 on a dry run)' }),
-    deleted: Type.Integer({ description: 'Entries the file replaced (mode=replace; 0 on a dry run)' }),
+    deleted: Type.Integer({
+      description: 'Entries the file replaced (mode=replace; on a dry run: that it would delete)',
+    }),
     mode: StringEnum(IMPORT_MODES),
     created: Type.Integer({ description: 'Entries added (on a dry run: that would be)' }),
     updated: Type.Integer({ description: 'mode=upsert: entries whose prices changed (on a dry run: would change)' }),

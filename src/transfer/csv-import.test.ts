@@ -258,6 +258,9 @@ eachDatabase('CSV import and export', (ctx) => {
     assert.equal(result.rows, 1)
     assert.equal(result.dryRun, true)
     assert.equal(result.written, 0)
+    // What the replace would delete, so that it can be confirmed by that number before it is applied.
+    assert.equal(result.deleted, await count(ctx.db, glasses.priceTable))
+    assert.ok(result.deleted > 0)
     assert.equal(await exportText(ctx.db, glasses, 'prices'), before)
   })
 

@@ -43,7 +43,7 @@ export interface ImportResult {
   /** `upsert`: rows whose key was there with the same values (left as they were). */
   readonly unchanged: number
   readonly mode: ImportMode
-  /** Rows deleted first by `replace` (0 on a dry run). */
+  /** Rows deleted first by `replace` (on a dry run: that it would delete, so a replace can be confirmed by it). */
   readonly deleted: number
   readonly dryRun: boolean
   /** The separator of a CSV file; null for XLSX. */
@@ -397,8 +397,8 @@ export async function importCsv(
       return result
     })
   } catch (error) {
-    // A dry run reports what it would have done: how many rows it would add, update and leave.
-    if (error instanceof DryRun) return { ...error.result, written: 0, deleted: 0 }
+    // A dry run reports what it would have done: how many rows it would add, update, leave and delete.
+    if (error instanceof DryRun) return { ...error.result, written: 0 }
     if (error instanceof Rollback) return empty(rows)
     const code = String((error as { code?: unknown }).code ?? '')
     // Rules the file checks missed but the database enforces (a text's case folding, say): reported, not thrown.

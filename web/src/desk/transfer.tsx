@@ -1,7 +1,379 @@
+import { useMemo, useState } from 'preact/hooks'
 import type { Api } from '../api.js'
 import type { Translate } from '../app.js'
+import type { MessageKey } from '../i18n/index.js'
+import { useSession } from '../session.js'
+import {
+  BulkApi,
+  type ExportFormat,
+  type FileProblem,
+  type Filters,
+  type ImportMode,
+  type ImportResult,
+  newIdempotencyKey,
+  Problem,
+} from './bulk-api.js'
+import { checkFilters, errorsAt, type FieldErrors, FilterFields, sentFilters } from './desk-fields.js'
+import { normaliseDecimal } from './formula.js'
+import { UndoChange } from './undo-change.js'
+import './desk.css'
 
-/** Upload (dry run first) and download of the glass price list. */
-export function TransferScreen({ t }: { readonly api: Api; readonly t: Translate }) {
-  return <h2>{t('uploadDownload')}</h2>
+/*
+ * Upload and download of the glass price list. An upload is always checked first (a dry run: counts, and the
+ * problems by line and column); only a checked file can be applied, once (one Idempotency-Key per check), and a
+ * replace only after the manager confirms the number of entries it deletes, as the check counted it. A download
+ * is fetched with the page's headers (the Bearer token once signed in) and saved from a blob URL.
+ */
+
+const MODES: readonly { mode: ImportMode; label: MessageKey; hint: MessageKey }[] = [
+  { mode: 'append', label: 'modeAppend', hint: 'modeAppendHint' },
+  { mode: 'upsert', label: 'modeUpsert', hint: 'modeUpsertHint' },
+  { mode: 'replace', label: 'modeReplace', hint: 'modeReplaceHint' },
+]
+
+const FORMATS: readonly { format: ExportFormat; label: MessageKey }[] = [
+  { format: 'csv', label: 'formatCsv' },
+  { format: 'excel', label: 'formatExcel' },
+  { format: 'xlsx', label: 'formatXlsx' },
+]
+
+interface Checked {
+  readonly result: ImportResult
+  /** For a replace: the entries it deletes, which the apply confirms (`confirmDeletes`). */
+  readonly deletes: number
+  /** The service's warning when the file looks like a filtered export. */
+  readonly warning?: string
+  readonly key: string
+}
+
+export function TransferScreen({ api, t }: { readonly api: Api; readonly t: Translate }) {
+  const bulk = useMemo(() => new BulkApi(api), [api])
+  const { canWrite } = useSession()
+  const [file, setFile] = useState<File | undefined>()
+  const [mode, setMode] = useState<ImportMode>('upsert')
+  const [busy, setBusy] = useState(false)
+  const [checked, setChecked] = useState<Checked | undefined>()
+  const [problems, setProblems] = useState<{ count: number; detail: string; list: readonly FileProblem[] }>()
+  const [confirmed, setConfirmed] = useState(false)
+  const [uploaded, setUploaded] = useState<ImportResult | undefined>()
+  const [uploadFailure, setUploadFailure] = useState<string | undefined>()
+
+  const [filters, setFilters] = useState<Filters>({})
+  const [format, setFormat] = useState<ExportFormat>('csv')
+  const [errors, setErrors] = useState<FieldErrors>({})
+  const [downloaded, setDownloaded] = useState<string | undefined>()
+  const [downloadFailure, setDownloadFailure] = useState<string | undefined>()
+  const [downloading, setDownloading] = useState(false)
+
+  const reset = () => {
+    setChecked(undefined)
+    setProblems(undefined)
+    setConfirmed(false)
+    setUploaded(undefined)
+    setUploadFailure(undefined)
+  }
+
+  const uploadProblem = (error: unknown) => {
+    if (error instanceof Problem && error.code === 'import-rejected') {
+      setProblems({
+        count: error.numberOf('problemCount') ?? error.problems.length,
+        detail: error.message,
+        list: error.problems,
+      })
+    } else {
+      setUploadFailure((error as Error).message)
+    }
+  }
+
+  const check = async () => {
+    if (busy || !file) return
+    reset()
+    setBusy(true)
+    try {
+      let warning: string | undefined
+      let confirmDeletes: number | undefined
+      let result: ImportResult
+      try {
+        result = await bulk.upload(file, { mode })
+      } catch (error) {
+        // A replace by what looks like a filtered export: the check goes on with the number it names.
+        if (!(error instanceof Problem && error.code === 'confirm-deletes')) throw error
+        warning = error.message
+        confirmDeletes = error.numberOf('deleteCount')
+        result = await bulk.upload(file, { mode, ...(confirmDeletes === undefined ? {} : { confirmDeletes }) })
+      }
+      setChecked({
+        result,
+        deletes: Math.max(result.deleted, confirmDeletes ?? 0),
+        ...(warning ? { warning } : {}),
+        key: newIdempotencyKey(),
+      })
+    } catch (error) {
+      uploadProblem(error)
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  const apply = async () => {
+    if (busy || !file || !checked) return
+    setBusy(true)
+    setUploadFailure(undefined)
+    try {
+      const replace = checked.result.mode === 'replace'
+      setUploaded(
+        await bulk.upload(file, {
+          mode: checked.result.mode,
+          key: checked.key,
+          ...(replace ? { confirmDeletes: checked.deletes } : {}),
+        }),
+      )
+    } catch (error) {
+      uploadProblem(error)
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  const download = async () => {
+    if (downloading) return
+    const own = checkFilters('export', filters, t)
+    setErrors(own)
+    setDownloadFailure(undefined)
+    setDownloaded(undefined)
+    if (Object.keys(own).length > 0) return
+    setDownloading(true)
+    try {
+      const { name, blob } = await bulk.download(sentFilters(filters, normaliseDecimal), format)
+      const url = URL.createObjectURL(blob)
+      // Saved through a transient anchor: the browser's own download, named as the service names the file.
+      const anchor = document.createElement('a')
+      anchor.href = url
+      anchor.download = name
+      document.body.append(anchor)
+      anchor.click()
+      anchor.remove()
+      // The browser has taken the file once the click is handled; the URL is not needed after.
+      setTimeout(() => URL.revokeObjectURL(url), 1_000)
+      setDownloaded(name)
+    } catch (error) {
+      if (error instanceof Problem && error.errors.length > 0) {
+        setErrors(errorsAt(error, (field) => `export-${field}`))
+      } else {
+        setDownloadFailure((error as Error).message)
+      }
+    } finally {
+      setDownloading(false)
+    }
+  }
+
+  const result = checked?.result
+  const replace = result?.mode === 'replace'
+  const canApply = canWrite && checked !== undefined && !uploaded && (!replace || confirmed)
+
+  return (
+    <section class="desk transfer" aria-labelledby="transfer-title">
+      <h2 id="transfer-title">{t('uploadDownload')}</h2>
+
+      <section class="panel" aria-labelledby="upload-title">
+        <h3 id="upload-title">{t('uploadTitle')}</h3>
+        {canWrite ? null : (
+          <p class="note" role="note">
+            {t('uploadReadOnly')}
+          </p>
+        )}
+        <form
+          onSubmit={(event) => {
+            event.preventDefault()
+            void check()
+          }}
+        >
+          <div class="field">
+            <label for="upload-file">{t('uploadFile')}</label>
+            <input
+              id="upload-file"
+              name="file"
+              type="file"
+              accept=".csv,.xlsx,text/csv,application/vnd.ms-excel,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+              aria-describedby="upload-file-hint"
+              onChange={(event) => {
+                setFile(event.currentTarget.files?.[0])
+                reset()
+              }}
+            />
+            <span class="hint" id="upload-file-hint">
+              {t('uploadFileHint')}
+            </span>
+          </div>
+          <fieldset class="choice modes">
+            <legend>{t('uploadMode')}</legend>
+            {MODES.map((item) => (
+              <label key={item.mode}>
+                <input
+                  type="radio"
+                  name="mode"
+                  value={item.mode}
+                  checked={mode === item.mode}
+                  onChange={() => {
+                    setMode(item.mode)
+                    reset()
+                  }}
+                />{' '}
+                <strong>{t(item.label)}</strong> — {t(item.hint)}
+              </label>
+            ))}
+          </fieldset>
+          <div class="actions">
+            <button type="submit" disabled={!file} aria-disabled={busy}>
+              {busy && !checked ? t('checking') : t('checkFile')}
+            </button>
+          </div>
+        </form>
+
+        {problems ? (
+          <div class="refused" role="alert">
+            <p>{t('fileRejected', { count: problems.count })}</p>
+            <div class="table-scroll">
+              <table class="results problems">
+                <caption>{problems.detail}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">{t('fileLine')}</th>
+                    <th scope="col">{t('fileColumn')}</th>
+                    <th scope="col">{t('fileProblem')}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {problems.list.map((problem, index) => (
+                    <tr key={index}>
+                      <td>{problem.line > 0 ? problem.line : t('emptyValue')}</td>
+                      <td>{problem.column ?? t('emptyValue')}</td>
+                      <td>{problem.message}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </div>
+        ) : null}
+
+        {result && !uploaded ? (
+          <div class="checked">
+            <p role="status" id="upload-checked">
+              {t('fileChecked', {
+                rows: result.rows,
+                format: result.format === 'xlsx' ? 'XLSX' : `CSV «${result.delimiter ?? ','}»`,
+                created: result.created,
+                updated: result.updated,
+                unchanged: result.unchanged,
+              })}
+            </p>
+            {replace ? (
+              <div class="danger-zone" role="alert" id="replace-warning">
+                <p>
+                  <strong>{t('replaceWarning', { deletes: checked!.deletes, rows: result.rows })}</strong>
+                </p>
+                {checked?.warning ? <p>{checked.warning}</p> : null}
+                {canWrite ? (
+                  <label>
+                    <input
+                      type="checkbox"
+                      id="replace-confirmed"
+                      checked={confirmed}
+                      onChange={(event) => setConfirmed(event.currentTarget.checked)}
+                    />{' '}
+                    {t('replaceConfirm', { deletes: checked!.deletes })}
+                  </label>
+                ) : null}
+              </div>
+            ) : null}
+            {canWrite ? (
+              <div class="actions">
+                <button
+                  type="button"
+                  class={replace ? 'danger' : undefined}
+                  disabled={!canApply}
+                  aria-disabled={busy}
+                  onClick={() => void apply()}
+                >
+                  {busy
+                    ? t('uploading')
+                    : replace
+                      ? t('applyReplace', { deletes: checked!.deletes })
+                      : t('applyUpload')}
+                </button>
+              </div>
+            ) : null}
+          </div>
+        ) : null}
+
+        {uploaded ? (
+          <>
+            <p class="outcome" role="status" id="upload-applied">
+              {t('fileApplied', {
+                written: uploaded.written,
+                created: uploaded.created,
+                updated: uploaded.updated,
+                deleted: uploaded.deleted,
+                batch: uploaded.batch ?? t('emptyValue'),
+              })}
+            </p>
+            {uploaded.batch === null ? null : (
+              <UndoChange bulk={bulk} batch={uploaded.batch} canWrite={canWrite} t={t} />
+            )}
+          </>
+        ) : null}
+        {uploadFailure ? (
+          <p class="refused" role="alert">
+            {t('requestFailed', { reason: uploadFailure })}
+          </p>
+        ) : null}
+      </section>
+
+      <section class="panel" aria-labelledby="download-title">
+        <h3 id="download-title">{t('downloadTitle')}</h3>
+        <form
+          onSubmit={(event) => {
+            event.preventDefault()
+            void download()
+          }}
+        >
+          <fieldset>
+            <legend>{t('listingFilters')}</legend>
+            <FilterFields prefix="export" filters={filters} errors={errors} onChange={setFilters} t={t} />
+          </fieldset>
+          <div class="field format">
+            <label for="export-format">{t('fileFormat')}</label>
+            <select
+              id="export-format"
+              name="format"
+              value={format}
+              onChange={(event) => setFormat(event.currentTarget.value as ExportFormat)}
+            >
+              {FORMATS.map((item) => (
+                <option key={item.format} value={item.format}>
+                  {t(item.label)}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div class="actions">
+            <button type="submit" aria-disabled={downloading}>
+              {downloading ? t('downloading') : t('download')}
+            </button>
+          </div>
+        </form>
+        {downloaded ? (
+          <p role="status" id="downloaded">
+            {t('downloaded', { name: downloaded })}
+          </p>
+        ) : null}
+        {downloadFailure ? (
+          <p class="refused" role="alert">
+            {t('requestFailed', { reason: downloadFailure })}
+          </p>
+        ) : null}
+      </section>
+    </section>
+  )
 }

@@ -1,0 +1,247 @@
+import type { Api } from '../api.js'
+
+/*
+ * The glass price list's writes as the desk calls them: the bulk change (dry run, apply), the revert of a change,
+ * the upload (dry run, apply) and the export. Every call carries the API client's headers (language, Bearer
+ * token); a write carries an Idempotency-Key made once per confirmation, so a double click or a retry applies once.
+ */
+
+const PRICES = '/api/v2/glasses/prices'
+
+/** The listing's filters (query parameters), as the listing, the bulk change and the export read them. */
+export const FILTER_FIELDS = [
+  'manufacturer',
+  'brand',
+  'model',
+  'priceFrom',
+  'priceTo',
+  'purchaseFrom',
+  'purchaseTo',
+] as const
+export type FilterField = (typeof FILTER_FIELDS)[number]
+export type Filters = Readonly<Partial<Record<FilterField, string>>>
+
+export type PriceType = 'RETAIL' | 'PURCHASE'
+export type Rounding = 'WHOLE' | 'TENS' | 'HUNDREDS'
+
+/** The bulk change's body; decimals as the manager typed them, normalised (`1,15` → `1.15`). */
+export interface BulkChangeBody {
+  readonly priceFrom?: string
+  readonly priceTo?: string
+  readonly priceTypeBase: PriceType
+  readonly priceTypeChange: PriceType
+  readonly coefficient?: string
+  readonly difference?: string
+  readonly round: Rounding
+}
+
+export interface PreviewRow {
+  readonly id: number
+  readonly manufacturer: string
+  readonly brand: string
+  readonly model: string
+  readonly base: number
+  readonly oldValue: number
+  readonly newValue: number
+}
+
+export interface BulkChangePreview {
+  readonly selectedCount: number
+  readonly changedCount: number
+  readonly unchangedCount: number
+  readonly rejectedCount: number
+  readonly changes: readonly PreviewRow[]
+  readonly rejected: readonly PreviewRow[]
+  readonly wouldApply: boolean
+  readonly reasons: readonly { code: string; message: string }[]
+}
+
+export interface BulkChangeApplied {
+  readonly changedCount: number
+  readonly batch: number
+}
+
+export interface RevertResult {
+  readonly batch: number
+  readonly reverted: number
+  readonly restoredCount: number
+  readonly conflictCount: number
+  readonly conflicts: readonly { entryId: number; reason: string }[]
+}
+
+export type ImportMode = 'append' | 'upsert' | 'replace'
+
+export interface ImportResult {
+  readonly rows: number
+  readonly written: number
+  readonly deleted: number
+  readonly mode: ImportMode
+  readonly created: number
+  readonly updated: number
+  readonly unchanged: number
+  readonly dryRun: boolean
+  readonly format: 'csv' | 'xlsx'
+  readonly delimiter: ',' | ';' | null
+  readonly batch: number | null
+}
+
+export type ExportFormat = 'csv' | 'excel' | 'xlsx'
+
+export interface FieldError {
+  readonly field: string
+  readonly message: string
+}
+
+export interface FileProblem {
+  readonly line: number
+  readonly column: string | null
+  readonly message: string
+}
+
+/** A problem+json answer: its detail, code, field errors and whatever else it carries (an upload's problems…). */
+export class Problem extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly body: Readonly<Record<string, unknown>>,
+  ) {
+    super(message)
+  }
+
+  get code(): string | undefined {
+    return typeof this.body.code === 'string' ? this.body.code : undefined
+  }
+
+  get errors(): readonly FieldError[] {
+    return Array.isArray(this.body.errors) ? (this.body.errors as FieldError[]) : []
+  }
+
+  get problems(): readonly FileProblem[] {
+    return Array.isArray(this.body.problems) ? (this.body.problems as FileProblem[]) : []
+  }
+
+  /** A number the problem carries (`deleteCount`, …), if it does. */
+  numberOf(name: string): number | undefined {
+    const value = this.body[name]
+    return typeof value === 'number' ? value : undefined
+  }
+}
+
+async function problemOf(response: Response): Promise<Problem> {
+  const body = (await response.json().catch(() => ({}))) as Record<string, unknown>
+  const text = typeof body.detail === 'string' ? body.detail : typeof body.title === 'string' ? body.title : ''
+  return new Problem(response.status, text || `HTTP ${response.status}`, body)
+}
+
+/** A fresh key for one write (a confirmation), sent again with every retry of it. */
+export function newIdempotencyKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16))
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')
+}
+
+/** The query string of the filters: blank ones left out. */
+export function filterQuery(filters: Filters, extra: Readonly<Record<string, string>> = {}): URLSearchParams {
+  const query = new URLSearchParams()
+  for (const field of FILTER_FIELDS) {
+    const value = filters[field]?.trim()
+    if (value) query.set(field, value)
+  }
+  for (const [name, value] of Object.entries(extra)) query.set(name, value)
+  return query
+}
+
+export class BulkApi {
+  constructor(private readonly api: Api) {}
+
+  private async send(path: string, init: RequestInit & { headers?: Record<string, string> }): Promise<Response> {
+    const response = await fetch(path, { ...init, headers: this.api.headers(init.headers ?? {}) })
+    if (!response.ok) throw await problemOf(response)
+    return response
+  }
+
+  /** How many entries the filters select (the listing's total); a 400 names the filter fields in error. */
+  async count(filters: Filters, signal?: AbortSignal): Promise<number> {
+    const response = await this.send(`${PRICES}/list?${filterQuery(filters, { page: '0', size: '1' })}`, {
+      ...(signal ? { signal } : {}),
+    })
+    return ((await response.json()) as { totalElements: number }).totalElements
+  }
+
+  /** The bulk change's dry run: what it would change, and whether the real call would write. */
+  async preview(filters: Filters, body: BulkChangeBody, signal?: AbortSignal): Promise<BulkChangePreview> {
+    const response = await this.send(`${PRICES}/list?${filterQuery(filters, { dryRun: 'true' })}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      ...(signal ? { signal } : {}),
+    })
+    return (await response.json()) as BulkChangePreview
+  }
+
+  /** Applies the bulk change once per key: the entries written and the change (batch) that records it. */
+  async apply(filters: Filters, body: BulkChangeBody, key: string): Promise<BulkChangeApplied> {
+    const response = await this.send(`${PRICES}/list?${filterQuery(filters)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': `"${key}"` },
+      body: JSON.stringify(body),
+    })
+    return {
+      changedCount: Number(response.headers.get('x-changed-count') ?? 0),
+      batch: Number(response.headers.get('x-price-change-batch') ?? 0),
+    }
+  }
+
+  /** Reverts a change once per key; a 409 (already reverted, every entry changed since) is a Problem. */
+  async revert(batch: number, key: string): Promise<RevertResult> {
+    const response = await this.send(`${PRICES}/changes/${batch}/revert`, {
+      method: 'POST',
+      headers: { 'idempotency-key': `"${key}"` },
+    })
+    return (await response.json()) as RevertResult
+  }
+
+  /**
+   * Uploads a price-list file: a dry run when `key` is absent, else applied once per key. A file with problems
+   * is a 422 Problem listing them; a replace by what looks like a filtered export without `confirmDeletes` is a
+   * 409 (`confirm-deletes`, with `deleteCount`).
+   */
+  async upload(
+    file: Blob,
+    options: { mode: ImportMode; confirmDeletes?: number; key?: string },
+    signal?: AbortSignal,
+  ): Promise<ImportResult> {
+    const query = new URLSearchParams({ mode: options.mode })
+    if (options.confirmDeletes !== undefined) query.set('confirmDeletes', String(options.confirmDeletes))
+    if (options.key === undefined) query.set('dryRun', 'true')
+    const response = await this.send(`${PRICES}/import?${query}`, {
+      method: 'POST',
+      headers: {
+        'content-type': uploadType(file),
+        ...(options.key === undefined ? {} : { 'idempotency-key': `"${options.key}"` }),
+      },
+      body: file,
+      ...(signal ? { signal } : {}),
+    })
+    return (await response.json()) as ImportResult
+  }
+
+  /** Downloads the filters' entries as a file (with the Bearer token, hence fetched): its name and bytes. */
+  async download(filters: Filters, format: ExportFormat): Promise<{ name: string; blob: Blob }> {
+    const extra: Record<string, string> =
+      format === 'xlsx' ? { format: 'xlsx' } : format === 'excel' ? { excel: 'true' } : {}
+    const response = await this.send(`${PRICES}/export?${filterQuery(filters, extra)}`, {
+      headers: { accept: '*/*' },
+    })
+    const disposition = response.headers.get('content-disposition') ?? ''
+    const name = /filename="([^"]+)"/.exec(disposition)?.[1] ?? `glass-prices.${format === 'xlsx' ? 'xlsx' : 'csv'}`
+    return { name, blob: await response.blob() }
+  }
+}
+
+const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'
+
+/** The upload's content type: a workbook by its type or name, CSV otherwise (the service reads either dialect). */
+function uploadType(file: Blob): string {
+  const name = file instanceof File ? file.name.toLowerCase() : ''
+  return file.type === XLSX_TYPE || name.endsWith('.xlsx') ? XLSX_TYPE : 'text/csv'
+}

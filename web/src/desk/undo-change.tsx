@@ -1,0 +1,82 @@
+import { useState } from 'preact/hooks'
+import type { Translate } from '../app.js'
+import type { MessageKey } from '../i18n/index.js'
+import { type BulkApi, newIdempotencyKey, Problem, type RevertResult } from './bulk-api.js'
+
+/*
+ * Undo of a change just made (a bulk change, an upload): reverts its batch once, however often it is clicked or
+ * retried (one Idempotency-Key per change), and says what came back and what was left alone, and why.
+ */
+
+const conflictKey: Record<string, MessageKey> = {
+  CHANGED: 'conflictChanged',
+  DELETED: 'conflictDeleted',
+  EXISTS: 'conflictExists',
+  DUPLICATE: 'conflictDuplicate',
+}
+
+export function UndoChange(props: {
+  readonly bulk: BulkApi
+  readonly batch: number
+  readonly canWrite: boolean
+  readonly t: Translate
+}) {
+  const { bulk, batch, t } = props
+  const [key] = useState(newIdempotencyKey)
+  const [sending, setSending] = useState(false)
+  const [result, setResult] = useState<RevertResult | undefined>()
+  const [failure, setFailure] = useState<{ message: string; conflicts: RevertResult['conflicts'] } | undefined>()
+
+  const undo = () => {
+    if (sending) return
+    setSending(true)
+    setFailure(undefined)
+    bulk
+      .revert(batch, key)
+      .then(setResult)
+      .catch((error: unknown) => {
+        const conflicts = error instanceof Problem ? ((error.body.conflicts as RevertResult['conflicts']) ?? []) : []
+        setFailure({ message: (error as Error).message, conflicts })
+      })
+      .finally(() => setSending(false))
+  }
+
+  const conflictList = (conflicts: RevertResult['conflicts']) =>
+    conflicts.length > 0 ? (
+      <ul class="conflicts">
+        {conflicts.map((conflict) => (
+          <li key={conflict.entryId}>
+            {t('conflictEntry', {
+              id: conflict.entryId,
+              reason: conflictKey[conflict.reason] ? t(conflictKey[conflict.reason]!) : conflict.reason,
+            })}
+          </li>
+        ))}
+      </ul>
+    ) : null
+
+  if (result) {
+    return (
+      <div class="outcome" role="status">
+        <p>{t('undone', { restored: result.restoredCount, batch: result.batch, reverted: result.reverted })}</p>
+        {result.conflictCount > 0 ? <p>{t('undoConflicts', { count: result.conflictCount })}</p> : null}
+        {conflictList(result.conflicts)}
+      </div>
+    )
+  }
+  return (
+    <div class="undo">
+      {props.canWrite ? (
+        <button type="button" class="secondary" onClick={undo} aria-disabled={sending}>
+          {sending ? t('undoing') : t('undo', { batch })}
+        </button>
+      ) : null}
+      {failure ? (
+        <div role="alert" class="refused">
+          <p>{t('undoFailed', { reason: failure.message })}</p>
+          {conflictList(failure.conflicts)}
+        </div>
+      ) : null}
+    </div>
+  )
+}
