@@ -105,6 +105,8 @@ export function BulkChangeScreen({ api, t }: { readonly api: Api; readonly t: Tr
   const [applied, setApplied] = useState<BulkChangeApplied | undefined>()
   // One key per confirmation: made when the confirmation is shown, kept for every retry of it.
   const key = useRef('')
+  // Set at once (state is not, until the next render): a double click sends one request.
+  const inFlight = useRef(false)
   const heading = useRef<HTMLHeadingElement>(null)
 
   const body = bodyOf(formula)
@@ -163,10 +165,11 @@ export function BulkChangeScreen({ api, t }: { readonly api: Api; readonly t: Tr
       setPreview(await bulk.preview(sent, body))
       go(3)
     } catch (error) {
-      const fields = error instanceof Problem ? error.errors.map((e) => bodyFieldIds[e.field]) : []
-      const first = fields.find((field) => field !== undefined)
+      // The manager is taken to the earliest step with a field in error.
+      const steps = error instanceof Problem ? error.errors.map((e) => bodyFieldIds[e.field]?.step ?? 2) : []
+      const first = Math.min(...steps, 2) as Step
       showProblem(error, (field) => bodyFieldIds[field]?.id)
-      if (first && first.step !== step) go(first.step)
+      if (first !== step) go(first)
     } finally {
       setBusy(false)
     }
@@ -178,7 +181,8 @@ export function BulkChangeScreen({ api, t }: { readonly api: Api; readonly t: Tr
   }
 
   const apply = async () => {
-    if (busy) return
+    if (inFlight.current) return
+    inFlight.current = true
     setBusy(true)
     setFailure(undefined)
     try {
@@ -186,6 +190,7 @@ export function BulkChangeScreen({ api, t }: { readonly api: Api; readonly t: Tr
     } catch (error) {
       showProblem(error, (field) => bodyFieldIds[field]?.id)
     } finally {
+      inFlight.current = false
       setBusy(false)
     }
   }
@@ -235,7 +240,8 @@ export function BulkChangeScreen({ api, t }: { readonly api: Api; readonly t: Tr
   )
 
   const rows = (caption: string, list: readonly PreviewRow[], rejected: boolean) => (
-    <div class="table-scroll">
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolled region takes the focus, so the keyboard scrolls it
+    <section class="table-scroll" aria-label={caption} tabIndex={0}>
       <table class={`results sample${rejected ? ' rejected' : ''}`}>
         <caption>{caption}</caption>
         <thead>
@@ -269,7 +275,7 @@ export function BulkChangeScreen({ api, t }: { readonly api: Api; readonly t: Tr
           ))}
         </tbody>
       </table>
-    </div>
+    </section>
   )
 
   return (

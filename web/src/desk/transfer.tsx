@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'preact/hooks'
+import { useMemo, useRef, useState } from 'preact/hooks'
 import type { Api } from '../api.js'
 import type { Translate } from '../app.js'
 import type { MessageKey } from '../i18n/index.js'
@@ -65,6 +65,9 @@ export function TransferScreen({ api, t }: { readonly api: Api; readonly t: Tran
   const [downloadFailure, setDownloadFailure] = useState<string | undefined>()
   const [downloading, setDownloading] = useState(false)
 
+  // Set at once (state is not, until the next render): a double click sends one request.
+  const inFlight = useRef(false)
+
   const reset = () => {
     setChecked(undefined)
     setProblems(undefined)
@@ -116,7 +119,8 @@ export function TransferScreen({ api, t }: { readonly api: Api; readonly t: Tran
   }
 
   const apply = async () => {
-    if (busy || !file || !checked) return
+    if (inFlight.current || !file || !checked) return
+    inFlight.current = true
     setBusy(true)
     setUploadFailure(undefined)
     try {
@@ -131,6 +135,7 @@ export function TransferScreen({ api, t }: { readonly api: Api; readonly t: Tran
     } catch (error) {
       uploadProblem(error)
     } finally {
+      inFlight.current = false
       setBusy(false)
     }
   }
@@ -233,27 +238,25 @@ export function TransferScreen({ api, t }: { readonly api: Api; readonly t: Tran
         {problems ? (
           <div class="refused" role="alert">
             <p>{t('fileRejected', { count: problems.count })}</p>
-            <div class="table-scroll">
-              <table class="results problems">
-                <caption>{problems.detail}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{t('fileLine')}</th>
-                    <th scope="col">{t('fileColumn')}</th>
-                    <th scope="col">{t('fileProblem')}</th>
+            <table class="results problems">
+              <caption>{problems.detail}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">{t('fileLine')}</th>
+                  <th scope="col">{t('fileColumn')}</th>
+                  <th scope="col">{t('fileProblem')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {problems.list.map((problem, index) => (
+                  <tr key={index}>
+                    <td>{problem.line > 0 ? problem.line : t('emptyValue')}</td>
+                    <td>{problem.column ?? t('emptyValue')}</td>
+                    <td>{problem.message}</td>
                   </tr>
-                </thead>
-                <tbody>
-                  {problems.list.map((problem, index) => (
-                    <tr key={index}>
-                      <td>{problem.line > 0 ? problem.line : t('emptyValue')}</td>
-                      <td>{problem.column ?? t('emptyValue')}</td>
-                      <td>{problem.message}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+                ))}
+              </tbody>
+            </table>
           </div>
         ) : null}
 

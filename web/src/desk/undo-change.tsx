@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks'
+import { useRef, useState } from 'preact/hooks'
 import type { Translate } from '../app.js'
 import type { MessageKey } from '../i18n/index.js'
 import { type BulkApi, newIdempotencyKey, Problem, type RevertResult } from './bulk-api.js'
@@ -27,8 +27,12 @@ export function UndoChange(props: {
   const [result, setResult] = useState<RevertResult | undefined>()
   const [failure, setFailure] = useState<{ message: string; conflicts: RevertResult['conflicts'] } | undefined>()
 
+  // Set at once (state is not, until the next render): a double click sends one request.
+  const inFlight = useRef(false)
+
   const undo = () => {
-    if (sending) return
+    if (inFlight.current) return
+    inFlight.current = true
     setSending(true)
     setFailure(undefined)
     bulk
@@ -38,7 +42,10 @@ export function UndoChange(props: {
         const conflicts = error instanceof Problem ? ((error.body.conflicts as RevertResult['conflicts']) ?? []) : []
         setFailure({ message: (error as Error).message, conflicts })
       })
-      .finally(() => setSending(false))
+      .finally(() => {
+        inFlight.current = false
+        setSending(false)
+      })
   }
 
   const conflictList = (conflicts: RevertResult['conflicts']) =>
@@ -57,7 +64,7 @@ export function UndoChange(props: {
 
   if (result) {
     return (
-      <div class="outcome" role="status">
+      <div class="outcome undone" role="status">
         <p>{t('undone', { restored: result.restoredCount, batch: result.batch, reverted: result.reverted })}</p>
         {result.conflictCount > 0 ? <p>{t('undoConflicts', { count: result.conflictCount })}</p> : null}
         {conflictList(result.conflicts)}
