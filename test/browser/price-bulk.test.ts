@@ -209,6 +209,19 @@ if (!existsSync(CHROMIUM)) {
       assert.equal(await page.locator('button:text-is("К подтверждению")').isEnabled(), true)
     })
 
+    // Taken once, from the embedded database's run.
+    if (ctx.target === 'pglite') {
+      test('a screenshot of the bulk change dry run for the README', async () => {
+        mkdirSync(screenshots, { recursive: true })
+        await selection({ manufacturer })
+        await formula({ base: 'RETAIL', change: 'RETAIL', coefficient: '1,15', difference: '' })
+        await page.getByLabel('Округление').selectOption('HUNDREDS')
+        await page.click('button:text-is("Пробный расчёт")')
+        await page.waitForSelector('#count-selected')
+        await page.screenshot({ path: new URL('price-bulk.png', screenshots).pathname })
+      })
+    }
+
     test('a dry run that would be refused says why in words, and the change cannot be confirmed', async () => {
       await selection({ manufacturer })
       await formula({ base: 'RETAIL', change: 'RETAIL', coefficient: '', difference: '-1000000' })
@@ -300,6 +313,35 @@ if (!existsSync(CHROMIUM)) {
       assert.deepEqual(await entries(), before)
     })
 
+    test('a change of thousands of entries runs as a background job, and its outcome is shown the same way', async () => {
+      await sql`
+        INSERT INTO glasses_price (manufacturer, brand, model, price, purchase, updated_by)
+        SELECT 'Bulkmaker', 'Series', 'M' || lpad(n::text, 5, '0'), 1000 + n, 500 + n, 'test'
+        FROM generate_series(1, 2500) AS n`.execute(ctx.db.primary)
+      try {
+        await selection({ manufacturer: 'bulkmaker' })
+        await formula({ base: 'PURCHASE', change: 'RETAIL', coefficient: '3', difference: '' })
+        await page.click('button:text-is("Пробный расчёт")')
+        await page.waitForSelector('#count-changed')
+        assert.equal(await text('#count-changed'), '2500')
+        await page.click('button:text-is("К подтверждению")')
+        await page.click('button.danger')
+        await page.waitForSelector('#applied', { timeout: 120_000 })
+        const [, count, batch] = /Изменено позиций: (\d+)\. Номер изменения: (\d+)\./.exec(await text('#applied'))!
+        assert.equal(count, '2500')
+        // The change was written by a job (its parameters name it), and as the formula says.
+        const { rows } = await sql<{ job: string | null }>`
+          SELECT parameters->>'job' AS job FROM glass_price_change WHERE id = ${Number(batch)}`.execute(ctx.db.primary)
+        assert.match(String(rows[0]?.job), /^\d+$/)
+        const { rows: wrong } = await sql<{ n: string | number }>`
+          SELECT count(*) AS n FROM glasses_price
+          WHERE manufacturer = 'Bulkmaker' AND price <> round(purchase * 3 / 10) * 10`.execute(ctx.db.primary)
+        assert.equal(Number(wrong[0]!.n), 0)
+      } finally {
+        await sql`DELETE FROM glasses_price WHERE manufacturer = 'Bulkmaker'`.execute(ctx.db.primary)
+      }
+    })
+
     test('an upload with a bad line lists the problem by line and column and writes nothing; a good file applies', async () => {
       const before = await entries()
       const known = before[0]!
@@ -371,19 +413,6 @@ if (!existsSync(CHROMIUM)) {
         await page.waitForSelector(`#downloaded >> text=${name}`)
       }
     })
-
-    // Taken once, from the embedded database's run.
-    if (ctx.target === 'pglite') {
-      test('a screenshot of the bulk change dry run for the README', async () => {
-        mkdirSync(screenshots, { recursive: true })
-        await selection({ manufacturer })
-        await formula({ base: 'RETAIL', change: 'RETAIL', coefficient: '1,15', difference: '' })
-        await page.getByLabel('Округление').selectOption('HUNDREDS')
-        await page.click('button:text-is("Пробный расчёт")')
-        await page.waitForSelector('#count-selected')
-        await page.screenshot({ path: new URL('price-bulk.png', screenshots).pathname })
-      })
-    }
 
     test('replace asks for a loud confirmation naming the number of entries it deletes, then replaces', async () => {
       const before = await entries()

@@ -69,6 +69,20 @@ export interface RevertResult {
   readonly conflicts: readonly { entryId: number; reason: string }[]
 }
 
+/** A write run in the background (`Prefer: respond-async`), as `GET …/jobs/{id}` answers it. */
+interface WriteJob {
+  readonly id: number
+  readonly state: 'running' | 'succeeded' | 'failed'
+  readonly result: { status: number; headers: Readonly<Record<string, string>> } | null
+  readonly problem: Readonly<Record<string, unknown>> | null
+}
+
+/**
+ * From this many entries to change, the bulk change runs as a job: its answer then never waits on the write, which
+ * at hundreds of thousands of entries can outlast a reverse proxy's timeout.
+ */
+export const BACKGROUND_FROM = 2_000
+
 export type ImportMode = 'append' | 'upsert' | 'replace'
 
 export interface ImportResult {
@@ -178,17 +192,53 @@ export class BulkApi {
     return (await response.json()) as BulkChangePreview
   }
 
-  /** Applies the bulk change once per key: the entries written and the change (batch) that records it. */
-  async apply(filters: Filters, body: BulkChangeBody, key: string): Promise<BulkChangeApplied> {
+  /**
+   * Applies the bulk change once per key: the entries written and the change (batch) that records it. With
+   * `background`, it runs as a job (`Prefer: respond-async`) that is polled until it ends, so no proxy's or
+   * browser's timeout cuts a large change short; `onJob` hears the job's id. A refusal is a Problem either way.
+   */
+  async apply(
+    filters: Filters,
+    body: BulkChangeBody,
+    key: string,
+    background = false,
+    onJob: (id: number) => void = () => {},
+  ): Promise<BulkChangeApplied> {
     const response = await this.send(`${PRICES}/list?${filterQuery(filters)}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'idempotency-key': `"${key}"` },
+      headers: {
+        'content-type': 'application/json',
+        'idempotency-key': `"${key}"`,
+        ...(background ? { prefer: 'respond-async' } : {}),
+      },
       body: JSON.stringify(body),
     })
-    return {
-      changedCount: Number(response.headers.get('x-changed-count') ?? 0),
-      batch: Number(response.headers.get('x-price-change-batch') ?? 0),
+    let headers = (name: string) => response.headers.get(name)
+    if (response.status === 202) {
+      const job = (await response.json()) as WriteJob
+      onJob(job.id)
+      const done = await this.finished(job)
+      headers = (name) => done.result?.headers[name] ?? null
     }
+    return {
+      changedCount: Number(headers('x-changed-count') ?? 0),
+      batch: Number(headers('x-price-change-batch') ?? 0),
+    }
+  }
+
+  /** Polls a write job until it ends: the job when it succeeded, its problem thrown when it failed. */
+  private async finished(job: WriteJob): Promise<WriteJob> {
+    let current = job
+    for (let wait = 100; current.state === 'running'; wait = Math.min(wait * 2, 1_000)) {
+      await new Promise((resolve) => setTimeout(resolve, wait))
+      current = (await (await this.send(`${PRICES}/jobs/${job.id}`, {})).json()) as WriteJob
+    }
+    if (current.state === 'failed') {
+      const problem = current.problem ?? {}
+      const detail = typeof problem.detail === 'string' ? problem.detail : `job ${job.id} failed`
+      throw new Problem(typeof problem.status === 'number' ? problem.status : 500, detail, problem)
+    }
+    return current
   }
 
   /** Reverts a change once per key; a 409 (already reverted, every entry changed since) is a Problem. */

@@ -4,6 +4,7 @@ import type { Translate } from '../app.js'
 import type { MessageKey } from '../i18n/index.js'
 import { useSession } from '../session.js'
 import {
+  BACKGROUND_FROM,
   BulkApi,
   type BulkChangeApplied,
   type BulkChangeBody,
@@ -103,6 +104,7 @@ export function BulkChangeScreen({ api, t }: { readonly api: Api; readonly t: Tr
   const [selected, setSelected] = useState<number | undefined>()
   const [preview, setPreview] = useState<BulkChangePreview | undefined>()
   const [applied, setApplied] = useState<BulkChangeApplied | undefined>()
+  const [job, setJob] = useState<number | undefined>()
   // One key per confirmation: made when the confirmation is shown, kept for every retry of it.
   const key = useRef('')
   // Set at once (state is not, until the next render): a double click sends one request.
@@ -186,12 +188,14 @@ export function BulkChangeScreen({ api, t }: { readonly api: Api; readonly t: Tr
     setBusy(true)
     setFailure(undefined)
     try {
-      setApplied(await bulk.apply(sent, body, key.current))
+      const background = (preview?.changedCount ?? 0) >= BACKGROUND_FROM
+      setApplied(await bulk.apply(sent, body, key.current, background, setJob))
     } catch (error) {
       showProblem(error, (field) => bodyFieldIds[field]?.id)
     } finally {
       inFlight.current = false
       setBusy(false)
+      setJob(undefined)
     }
   }
 
@@ -497,6 +501,11 @@ export function BulkChangeScreen({ api, t }: { readonly api: Api; readonly t: Tr
                   {busy ? t('applying') : t('applyChange', { count: preview.changedCount })}
                 </button>
               </div>
+              {job === undefined ? null : (
+                <p role="status" id="job-running">
+                  {t('jobRunning', { job })}
+                </p>
+              )}
             </>
           )}
         </div>

@@ -151,4 +151,5 @@ export const en: Record<MessageKey, string> = {
   download: 'Download',
   downloading: 'Preparing the file…',
   downloaded: 'File {name} downloaded.',
+  jobRunning: 'A large change runs in the background (job {job}): its outcome shows here when it ends.',
 }

@@ -149,6 +149,7 @@ export const ru = {
   download: 'Скачать',
   downloading: 'Готовим файл…',
   downloaded: 'Файл {name} скачан.',
+  jobRunning: 'Изменение большое и идёт в фоне (задание {job}): дождитесь результата на этой странице.',
 } as const
 
 export type MessageKey = keyof typeof ru
