@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { type MessageKey, translate } from '../i18n/index.js'
+import { describeFormula, isDecimalOrBlank, normaliseDecimal } from './formula.js'
+
+const ru = (key: MessageKey, values?: Record<string, string | number>) => translate('ru', key, values)
+const en = (key: MessageKey, values?: Record<string, string | number>) => translate('en', key, values)
+
+test('a decimal is read as the manager types it: a comma is a point, thousands spaces are dropped', () => {
+  assert.equal(normaliseDecimal('1,15'), '1.15')
+  assert.equal(normaliseDecimal(' 12\u00a0990,5 '), '12990.5')
+  assert.equal(normaliseDecimal('-10'), '-10')
+  for (const valid of ['', '  ', '3 000', '2,5', '-10', '+4', '.5']) assert.equal(isDecimalOrBlank(valid), true, valid)
+  for (const invalid of ['1,1x', 'abc', '1.2.3', '--1', '1e3']) assert.equal(isDecimalOrBlank(invalid), false, invalid)
+})
+
+test('the formula in words names the base, the changed price, the coefficient, the difference and the rounding', () => {
+  const body = {
+    priceTypeBase: 'PURCHASE',
+    priceTypeChange: 'RETAIL',
+    coefficient: '2,5',
+    difference: '-10',
+    round: 'TENS',
+  } as const
+  assert.equal(
+    describeFormula(body, ru),
+    'Новая розничная цена = закупочная цена × 2.5 − 10 ₽, с округлением до десятков рублей (половина — вверх).',
+  )
+  assert.equal(
+    describeFormula(body, en),
+    'New retail price = purchase price × 2.5 − 10 RUB, rounded to tens of roubles (halves up).',
+  )
+})
+
+test('a blank coefficient and a zero or blank difference are left out of the words; a plus difference is added', () => {
+  assert.equal(
+    describeFormula({ priceTypeBase: 'RETAIL', priceTypeChange: 'PURCHASE', difference: '0,00', round: 'WHOLE' }, en),
+    'New purchase price = retail price, rounded to whole roubles (halves up).',
+  )
+  assert.equal(
+    describeFormula(
+      { priceTypeBase: 'RETAIL', priceTypeChange: 'RETAIL', coefficient: '1.1', difference: '+250', round: 'HUNDREDS' },
+      en,
+    ),
+    'New retail price = retail price × 1.1 + 250 RUB, rounded to hundreds of roubles (halves up).',
+  )
+})
