@@ -366,6 +366,29 @@ eachDatabase('glass price list: upload and download', (ctx) => {
       assert.equal(await changeCount(ctx.db), 0)
     })
 
+    test('a replace dry run counts the entries it would delete, so the replace can be confirmed by it', async () => {
+      await seedEntries(ctx.db, [...numberedEntries('Old', 3), ...numberedEntries('Other', 2)])
+      const before = await stored()
+      const checked = await upload(csv(header, 'A,B,C,1,1', 'D,E,F,2,2'), '?mode=replace&dryRun=true')
+      assert.equal(checked.statusCode, 200, checked.body)
+      assert.deepEqual(checked.json(), {
+        rows: 2,
+        written: 0,
+        deleted: 5,
+        mode: 'replace',
+        created: 2,
+        updated: 0,
+        unchanged: 0,
+        dryRun: true,
+        format: 'csv',
+        delimiter: ',',
+        batch: null,
+      })
+      assert.deepEqual(await stored(), before)
+      const applied = await upload(csv(header, 'A,B,C,1,1', 'D,E,F,2,2'), '?mode=replace&confirmDeletes=5')
+      assert.equal(applied.json().deleted, 5)
+    })
+
     test('a JSON body is a 415 naming text/csv; a file over IMPORT_BODY_LIMIT is a 413', async () => {
       const json = await upload('{"a":1}', '', 'application/json')
       assert.equal(json.statusCode, 415)
