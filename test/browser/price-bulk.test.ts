@@ -273,6 +273,41 @@ if (!existsSync(CHROMIUM)) {
       assert.equal(await text('#coefficient-error'), 'Введите число')
     })
 
+    test('the wizard is driven with the keyboard alone, up to the confirmation', async () => {
+      /** Presses Tab until the focused element matches `selector`; fails if it is never reached. */
+      const tabTo = async (selector: string) => {
+        for (let presses = 0; presses < 80; presses++) {
+          await page.keyboard.press('Tab')
+          if ((await page.locator(selector).and(page.locator(':focus')).count()) > 0) return
+        }
+        assert.fail(`${selector} is not reachable with Tab`)
+      }
+      const focusedText = async () => ((await page.locator(':focus').textContent()) ?? '').trim()
+      await page.goto(`${base}/#/prices/bulk`)
+      await page.reload()
+      await page.waitForSelector('#filter-manufacturer')
+      await tabTo('#filter-manufacturer')
+      await page.keyboard.type(manufacturer)
+      await page.keyboard.press('Enter')
+      // Each step's heading takes the focus, so the keyboard (and a screen reader) starts at the new step.
+      await page.waitForSelector('#coefficient')
+      assert.match(await focusedText(), /^Шаг 2 из 4: Формула$/)
+      await tabTo('input[name="priceTypeBase"]')
+      await page.keyboard.press('ArrowDown')
+      assert.equal(await page.isChecked('input[name="priceTypeBase"][value="PURCHASE"]'), true)
+      await tabTo('#coefficient')
+      await page.keyboard.type('2,2')
+      await page.keyboard.press('Enter')
+      await page.waitForSelector('#count-selected')
+      assert.match(await focusedText(), /^Шаг 3 из 4/)
+      await tabTo('button:text-is("К подтверждению")')
+      await page.keyboard.press('Enter')
+      await page.waitForSelector('button.danger')
+      assert.match(await focusedText(), /^Шаг 4 из 4/)
+      await tabTo('button.danger')
+      assert.match(await focusedText(), /^Применить к позициям: \d+$/)
+    })
+
     test('confirmed twice, the change is applied once as the formula says; Undo restores every price', async () => {
       const before = await entries()
       const changesBefore = await changeCount()

@@ -454,7 +454,8 @@ export function BulkChangeScreen({ api, t }: { readonly api: Api; readonly t: Tr
                 true,
               )
             : null}
-          {preview.changes.length > 0
+          {/* With rejections the change is refused whole: its rejected rows are what to look at. */}
+          {preview.changes.length > 0 && preview.rejectedCount === 0
             ? rows(
                 t('changesSample', { shown: preview.changes.length, count: preview.changedCount }),
                 preview.changes,
