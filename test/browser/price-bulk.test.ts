@@ -348,6 +348,34 @@ if (!existsSync(CHROMIUM)) {
       assert.deepEqual(await entries(), before)
     })
 
+    test('Undo says which entries it left alone, and why', async () => {
+      await selection({ manufacturer }, { from: '10000' })
+      await formula({ base: 'RETAIL', change: 'RETAIL', coefficient: '1,05', difference: '' })
+      await page.click('button:text-is("Пробный расчёт")')
+      await page.waitForSelector('#count-changed')
+      const changed = Number(await text('#count-changed'))
+      assert.ok(changed > 1)
+      const edited = Number((await page.locator('table.sample tbody tr td').first().textContent())!.trim())
+      await page.click('button:text-is("К подтверждению")')
+      await page.click('button.danger')
+      await page.waitForSelector('#applied')
+      // Meanwhile someone edits one of the changed entries.
+      const entry = (await (await fetch(`${base}${PRICES}/${edited}`)).json()) as Record<string, unknown>
+      const put = await fetch(`${base}${PRICES}/${edited}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...entry, price: 123.45 }),
+      })
+      assert.equal(put.status, 200)
+      await page.locator('button:text-matches("^Отменить изменение")').click()
+      await page.waitForSelector('.undone')
+      assert.match(await text('.undone'), new RegExp(`Восстановлено позиций: ${changed - 1} `))
+      assert.match(await text('.undone'), /Оставлено как есть позиций: 1\./)
+      assert.equal(await text('.undone .conflicts li'), `Позиция ${edited}: с тех пор изменена`)
+      const [kept] = (await entries()).filter((row) => row.id === edited)
+      assert.equal(kept!.price, '123.45')
+    })
+
     test('a change of thousands of entries runs as a background job, and its outcome is shown the same way', async () => {
       await sql`
         INSERT INTO glasses_price (manufacturer, brand, model, price, purchase, updated_by)
