@@ -71,6 +71,8 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
   const writes = { writesCatalog: true }
   // Bulk changes and reverts of hundreds of thousands of entries take tens of seconds: their own deadline.
   const longWrites = { writesCatalog: true, timeoutMs: app.config.longWriteTimeoutMs }
+  // The bulk change's dry run writes nothing: a reader may preview it.
+  const bulkChange = { ...longWrites, previewsWithDryRun: true }
   const readsPurchasePrices = { readsPurchasePrices: true }
   /** A long write: a job when the client prefers `respond-async`, else answered when done. */
   const writeOrJob = (
@@ -161,7 +163,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
   app.post(
     `${base}/list`,
     {
-      config: longWrites,
+      config: bulkChange,
       schema: {
         tags,
         operationId: 'changeGlassPrices',

@@ -190,7 +190,12 @@ export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<vo
   app.post(
     `${base}/import`,
     {
-      config: { writesCatalog: true, bodyTypes: ['text/csv', XLSX_TYPE], timeoutMs: IMPORT_TIMEOUT_MS },
+      config: {
+        writesCatalog: true,
+        previewsWithDryRun: true,
+        bodyTypes: ['text/csv', XLSX_TYPE],
+        timeoutMs: IMPORT_TIMEOUT_MS,
+      },
       bodyLimit: limit,
       onRequest: ownSpool,
       schema: {

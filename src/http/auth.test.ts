@@ -172,6 +172,47 @@ eachDatabase('authentication with an HS256 secret', (ctx) => {
       assert.equal((await list(bearer(token))).statusCode, 200)
     })
 
+    test('a reader may dry-run the bulk change and the upload, which write nothing; anything else stays a 403', async () => {
+      const reader = bearer(await hsToken({ preferred_username: 'viewer', roles: ['prices:read'] }))
+      const [id] = await seedEntries(ctx.db, [entry])
+      const bulk = { priceTypeBase: 'RETAIL', priceTypeChange: 'RETAIL', coefficient: 2, round: 'TENS' }
+      const post = (url: string, payload: string | Record<string, unknown>, type = 'application/json') =>
+        app.inject({ method: 'POST', url, headers: { ...reader, 'content-type': type }, payload })
+      for (const dryRun of ['true', 'TRUE', ' yes ', '1']) {
+        const preview = await post(`${pricesPath}/list?dryRun=${encodeURIComponent(dryRun)}`, bulk)
+        assert.equal(preview.statusCode, 200, preview.body)
+        assert.deepEqual([preview.json().selectedCount, preview.json().changes[0].newValue], [1, 23980])
+      }
+      const csv = 'manufacturer,brand,model,price,purchase\nA,B,C,1,1\n'
+      const checked = await post(`${pricesPath}/import?mode=upsert&dryRun=true`, csv, 'text/csv')
+      assert.equal(checked.statusCode, 200, checked.body)
+      assert.deepEqual([checked.json().dryRun, checked.json().created], [true, 1])
+      // Not a dry run as the route reads one (false, a repeated parameter's first value false, another word, another
+      // name), or a route without one: the role is needed.
+      for (const url of [
+        `${pricesPath}/list`,
+        `${pricesPath}/list?dryRun=false`,
+        `${pricesPath}/list?dryRun=false&dryRun=true`,
+        `${pricesPath}/list?dryRun=sure`,
+        `${pricesPath}/list?dryrun=true`,
+      ]) {
+        assertProblem(await post(url, bulk), 403)
+      }
+      assertProblem(await post(`${pricesPath}/import?mode=upsert`, csv, 'text/csv'), 403)
+      const put = await app.inject({
+        method: 'PUT',
+        url: `${pricesPath}/${id}?dryRun=true`,
+        headers: reader,
+        payload: { ...entry, price: 1 },
+      })
+      assertProblem(put, 403)
+      const stored = await storedEntries(ctx.db)
+      assert.deepEqual(
+        stored.map((row) => [row.model, row.price]),
+        [[entry.model, '11990.00']],
+      )
+    })
+
     const grants: [string, JWTPayload][] = [
       ['roles', { roles: ['prices:read', 'prices:write'] }],
       ['realm_access.roles (Keycloak)', { realm_access: { roles: ['offline_access', 'prices:write'] } }],
@@ -422,6 +463,26 @@ eachDatabase('authentication with the read role, actuator tokens and a 1 h token
       payload: { byPriceList: true },
     })
     assert.equal(search.statusCode, 200, search.body)
+  })
+
+  test('a dry run of the bulk change or the upload shows purchase prices: it needs prices:read', async () => {
+    const optician = bearer(await hsToken({ preferred_username: 'optician', roles: ['catalog:read'] }))
+    const preview = await app.inject({
+      method: 'POST',
+      url: `${pricesPath}/list?dryRun=true`,
+      headers: optician,
+      payload: { priceTypeBase: 'PURCHASE', priceTypeChange: 'RETAIL', round: 'TENS' },
+    })
+    assertProblem(preview, 403)
+    assert.match(String(preview.headers['www-authenticate']), /scope="prices:read"/)
+    const checked = await app.inject({
+      method: 'POST',
+      url: `${pricesPath}/import?dryRun=true`,
+      headers: { ...optician, 'content-type': 'text/csv' },
+      payload: 'manufacturer,brand,model,price,purchase\nA,B,C,1,1\n',
+    })
+    assertProblem(checked, 403)
+    assert.match(String(checked.headers['www-authenticate']), /scope="prices:read"/)
   })
 
   test('prices:read (in roles or scope) or prices:write reads them', async () => {

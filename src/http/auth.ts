@@ -9,7 +9,7 @@ import { forbidden, type ProblemError, serviceUnavailable, unauthorized } from '
  * HS256 secret, or by a key of the OIDC provider's JWKS; unexpired; from `AUTH_ISSUER` and for `AUTH_AUDIENCE`
  * when those are set; issued no longer ago than `AUTH_MAX_TOKEN_AGE`, for no longer than that, and not in the
  * future. Routes that write a price list or nomenclature (`config.writesCatalog`) also need the role
- * `prices:write`; with `AUTH_PRICES_READ=on`, the glass price list's reads (`config.readsPurchasePrices`: purchase
+ * `prices:write`, except the dry run of those that preview with one (`config.previewsWithDryRun`); with `AUTH_PRICES_READ=on`, the glass price list's reads (`config.readsPurchasePrices`: purchase
  * prices, the history and its users) need `prices:read` (or `prices:write`). Roles are read strictly: exact
  * strings of a `roles` or `realm_access.roles` array, or words of the space-separated `scope`. Health probes and
  * the API documentation stay open; `/actuator/info` and `/actuator/prometheus` too unless `ACTUATOR_AUTH=true`.
@@ -19,6 +19,12 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route shows purchase prices or the change history: with `AUTH_PRICES_READ=on` it needs `prices:read`. */
     readsPurchasePrices?: boolean
+    /**
+     * A write route that `?dryRun=true` turns into a preview writing nothing (the bulk change, the upload): the
+     * preview needs no `prices:write`, only what a read of purchase prices needs, so a reader can see what a
+     * change would do.
+     */
+    previewsWithDryRun?: boolean
   }
 }
 
@@ -71,18 +77,29 @@ export function registerAuthentication(app: FastifyInstance): void {
     const principal = await verify(token)
     request.principal = principal
     const route = request.routeOptions.config
-    if (route?.writesCatalog && !principal.roles.includes(WRITE_ROLE)) {
+    const preview = route?.previewsWithDryRun === true && isDryRun(request.query)
+    if (route?.writesCatalog && !preview && !principal.roles.includes(WRITE_ROLE)) {
       throw insufficientScope(WRITE_ROLE, 'auth.writeRole', principal.name)
     }
     if (
       auth.pricesRead === 'on' &&
-      route?.readsPurchasePrices &&
+      (route?.readsPurchasePrices || preview) &&
       !principal.roles.includes(READ_ROLE) &&
       !principal.roles.includes(WRITE_ROLE)
     ) {
       throw insufficientScope(READ_ROLE, 'auth.readRole', principal.name)
     }
   })
+}
+
+/**
+ * True when the query asks for a dry run exactly as the route's query conversion reads `true` (one value: `true`,
+ * `on`, `yes` or `1`, any case, trimmed). Anything else (absent, false, repeated, another word) is not a preview
+ * here, so the write role is required, and the route either writes with it or refuses the query.
+ */
+function isDryRun(query: unknown): boolean {
+  const value = (query as Record<string, unknown> | undefined)?.dryRun
+  return typeof value === 'string' && /^\s*(true|on|yes|1)\s*$/i.test(value)
 }
 
 /** The token of `Authorization: Bearer <token>`; undefined without one (or with another scheme). */
