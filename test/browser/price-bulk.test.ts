@@ -400,6 +400,20 @@ if (!existsSync(CHROMIUM)) {
           SELECT count(*) AS n FROM glasses_price
           WHERE manufacturer = 'Bulkmaker' AND price <> round(purchase * 3 / 10) * 10`.execute(ctx.db.primary)
         assert.equal(Number(wrong[0]!.n), 0)
+        // Its Undo runs as a job too, and restores every entry.
+        await page.click(`button:text-is("Отменить изменение ${batch}")`)
+        await page.waitForSelector('.undone', { timeout: 120_000 })
+        assert.match(await text('.undone'), /^Восстановлено позиций: 2500 /)
+        const { rows: reverted } = await sql<{ job: string | null }>`
+          SELECT parameters->>'job' AS job FROM glass_price_change WHERE reverts = ${Number(batch)}`.execute(
+          ctx.db.primary,
+        )
+        assert.match(String(reverted[0]?.job), /^\d+$/)
+        const { rows: restored } = await sql<{ n: string | number }>`
+          SELECT count(*) AS n FROM glasses_price WHERE manufacturer = 'Bulkmaker' AND price = 1000 + purchase - 500`.execute(
+          ctx.db.primary,
+        )
+        assert.equal(Number(restored[0]!.n), 2500)
       } finally {
         await sql`DELETE FROM glasses_price WHERE manufacturer = 'Bulkmaker'`.execute(ctx.db.primary)
       }

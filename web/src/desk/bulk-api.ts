@@ -73,12 +73,12 @@ export interface RevertResult {
 interface WriteJob {
   readonly id: number
   readonly state: 'running' | 'succeeded' | 'failed'
-  readonly result: { status: number; headers: Readonly<Record<string, string>> } | null
+  readonly result: { status: number; headers: Readonly<Record<string, string>>; body: unknown } | null
   readonly problem: Readonly<Record<string, unknown>> | null
 }
 
 /**
- * From this many entries to change, the bulk change runs as a job: its answer then never waits on the write, which
+ * From this many entries to change (or to restore), the bulk change (and its Undo) runs as a job: its answer then never waits on the write, which
  * at hundreds of thousands of entries can outlast a reverse proxy's timeout.
  */
 export const BACKGROUND_FROM = 2_000
@@ -241,12 +241,19 @@ export class BulkApi {
     return current
   }
 
-  /** Reverts a change once per key; a 409 (already reverted, every entry changed since) is a Problem. */
-  async revert(batch: number, key: string): Promise<RevertResult> {
+  /**
+   * Reverts a change once per key; a 409 (already reverted, every entry changed since) is a Problem. With
+   * `background`, as a job polled until it ends (as {@link apply}).
+   */
+  async revert(batch: number, key: string, background = false): Promise<RevertResult> {
     const response = await this.send(`${PRICES}/changes/${batch}/revert`, {
       method: 'POST',
-      headers: { 'idempotency-key': `"${key}"` },
+      headers: { 'idempotency-key': `"${key}"`, ...(background ? { prefer: 'respond-async' } : {}) },
     })
+    if (response.status === 202) {
+      const done = await this.finished((await response.json()) as WriteJob)
+      return done.result?.body as RevertResult
+    }
     return (await response.json()) as RevertResult
   }
 

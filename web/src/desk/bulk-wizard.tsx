@@ -483,7 +483,7 @@ export function BulkChangeScreen({ api, t }: { readonly api: Api; readonly t: Tr
               <p class="outcome" role="status" id="applied">
                 {t('applied', { count: applied.changedCount, batch: applied.batch })}
               </p>
-              <UndoChange bulk={bulk} batch={applied.batch} canWrite={canWrite} t={t} />
+              <UndoChange bulk={bulk} batch={applied.batch} size={applied.changedCount} canWrite={canWrite} t={t} />
               <div class="actions">
                 <button type="button" class="secondary" onClick={restart}>
                   {t('newBulkChange')}

@@ -322,7 +322,13 @@ export function TransferScreen({ api, t }: { readonly api: Api; readonly t: Tran
               })}
             </p>
             {uploaded.batch === null ? null : (
-              <UndoChange bulk={bulk} batch={uploaded.batch} canWrite={canWrite} t={t} />
+              <UndoChange
+                bulk={bulk}
+                batch={uploaded.batch}
+                size={uploaded.written + uploaded.deleted}
+                canWrite={canWrite}
+                t={t}
+              />
             )}
           </>
         ) : null}

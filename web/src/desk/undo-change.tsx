@@ -1,7 +1,7 @@
 import { useRef, useState } from 'preact/hooks'
 import type { Translate } from '../app.js'
 import type { MessageKey } from '../i18n/index.js'
-import { type BulkApi, newIdempotencyKey, Problem, type RevertResult } from './bulk-api.js'
+import { BACKGROUND_FROM, type BulkApi, newIdempotencyKey, Problem, type RevertResult } from './bulk-api.js'
 
 /*
  * Undo of a change just made (a bulk change, an upload): reverts its batch once, however often it is clicked or
@@ -18,6 +18,8 @@ const conflictKey: Record<string, MessageKey> = {
 export function UndoChange(props: {
   readonly bulk: BulkApi
   readonly batch: number
+  /** The entries the change wrote: a large change is reverted in the background. */
+  readonly size: number
   readonly canWrite: boolean
   readonly t: Translate
 }) {
@@ -36,7 +38,7 @@ export function UndoChange(props: {
     setSending(true)
     setFailure(undefined)
     bulk
-      .revert(batch, key)
+      .revert(batch, key, props.size >= BACKGROUND_FROM)
       .then(setResult)
       .catch((error: unknown) => {
         const conflicts = error instanceof Problem ? ((error.body.conflicts as RevertResult['conflicts']) ?? []) : []
