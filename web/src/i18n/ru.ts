@@ -38,6 +38,17 @@ export const ru = {
   keyboardHint: 'Enter — искать сразу, ↑ ↓ — строки и подсказки, PageUp / PageDown — страницы.',
   currency: '₽',
   emptyValue: '—',
+  signedInAs: 'Пользователь: {name}',
+  readOnly: 'только просмотр',
+  readOnlyHint: 'Менять цены может только пользователь с ролью prices:write',
+  signIn: 'Войти',
+  signOut: 'Выйти',
+  signingIn: 'Вход…',
+  signedOut: 'Вы вышли из приложения.',
+  signInFailed: 'Не удалось войти: {reason}',
+  signInUnavailable: 'Вход в веб-приложение не настроен: обратитесь к администратору.',
+  sessionExpired: 'Сеанс истёк: войдите снова, чтобы продолжить работу на этом экране.',
+  signInAgain: 'Войти снова',
 } as const
 
 export type MessageKey = keyof typeof ru
