@@ -13,8 +13,9 @@ import { buildTestApp, eachDatabase, freePort } from '../harness.js'
  * The web app's sign-in in a real browser (Debian's Chromium through playwright-core) at a real OpenID Connect
  * provider (oidc-provider, its own login form), which issues JWT access tokens for the service's audience signed
  * with a key the service reads from its JWKS: a writer (`prices:write`) and a reader (`prices:read`) sign in and
- * out; the page shows the name, goes read-only for the reader, sends the token as Bearer, renews it with the
- * refresh token and comes back to the screen it left. The service writes with the writer's token and refuses the
+ * out; the page shows the name, goes read-only for the reader, sends the token as Bearer, renews the writer's
+ * with the refresh token, keeps the screen when the reader's (without one) runs out, and comes back to the screen
+ * it left after each trip to the provider. The service writes with the writer's token and refuses the
  * reader's, on each database (the write and its recorded user are the database's).
  */
 
@@ -23,8 +24,11 @@ const CLIENT_ID = 'optics-catalog-web'
 const AUDIENCE = 'optics-catalog'
 /** The resource indicator (an absolute URI) of the service at the provider; its tokens are for AUDIENCE. */
 const RESOURCE = 'urn:optics-catalog:api'
-/** Short, so the test sees the page renew it (at three quarters of its life) without waiting long. */
-const ACCESS_TOKEN_SECONDS = 16
+/**
+ * Short, so the test sees the page renew the writer's token (at three quarters of its life) and see the reader's
+ * run out (10 s before its end) without waiting long.
+ */
+const ACCESS_TOKEN_SECONDS = 20
 
 const users: Record<string, { name: string; roles: string[] }> = {
   writer: { name: 'Анна Писарева', roles: ['prices:write'] },
@@ -84,7 +88,9 @@ async function startProvider(issuer: string, appOrigin: string, port: number): P
       await grant.save()
       return grant
     },
-    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    // The writer's sign-in comes with a refresh token, the reader's without one (as providers may be set up).
+    issueRefreshToken: async (_ctx, client, code) =>
+      client.grantTypeAllowed('refresh_token') && (code as { accountId?: string }).accountId === 'writer',
     clientBasedCORS: (_ctx, origin) => origin === appOrigin,
   }
   const provider = new Provider(issuer, configuration)
@@ -241,6 +247,19 @@ if (!existsSync(CHROMIUM)) {
       const refused = await createEntry('CARRERA READER 1')
       assert.equal(refused.status, 403)
       assert.match(String(refused.body.detail), /prices:write/)
+    })
+
+    test("when the reader's token runs out without a refresh token the screen stays, and signing in again returns to it", async () => {
+      await page.click('nav a[href="#/prices"]')
+      await page.waitForSelector('text=Сеанс истёк', { timeout: ACCESS_TOKEN_SECONDS * 2000 })
+      assert.equal(new URL(page.url()).hash, '#/prices')
+      assert.equal(await page.locator('.session .read-only').count(), 1)
+      await page.click('button:text-is("Войти снова")')
+      // The provider still knows the reader: no form this time, straight back to the same screen.
+      await page.waitForURL((url) => url.href.startsWith(base) && url.search === '' && url.hash === '#/prices')
+      await page.waitForSelector('.session .user')
+      assert.equal(await page.locator('text=Сеанс истёк').count(), 0)
+      assert.equal(await page.getAttribute('nav a[aria-current="page"]', 'href'), '#/prices')
     })
 
     test('the page in English names the user and the read-only state in English', async () => {
