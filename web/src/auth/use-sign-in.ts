@@ -36,13 +36,27 @@ const EXPIRY_MARGIN_MS = 10_000
 
 const currentHash = () => window.location.hash || '#/'
 
+/** setTimeout's longest delay; a longer one would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
+/** Words for a failed sign-in: the provider's own description of its refusal when it gave one. */
+function reasonOf(error: unknown): string {
+  const { error_description: description, error: code } = (error ?? {}) as {
+    error_description?: unknown
+    error?: unknown
+  }
+  if (typeof description === 'string' && description !== '') return description
+  if (typeof code === 'string' && code !== '') return code
+  return String((error as Error)?.message ?? error)
+}
+
 export function useSignIn(): SignIn {
   const [state, setState] = useState<SignInState>({ status: 'starting' })
   const client = useRef<OidcClient | undefined>(undefined)
   const stateRef = useRef(state)
   stateRef.current = state
 
-  const fail = (error: unknown) => setState({ status: 'failed', reason: String((error as Error)?.message ?? error) })
+  const fail = (error: unknown) => setState({ status: 'failed', reason: reasonOf(error) })
 
   useEffect(() => {
     let cancelled = false
@@ -82,14 +96,15 @@ export function useSignIn(): SignIn {
     const renew = tokens.refreshToken !== undefined && client.current !== undefined
     const timer = setTimeout(
       () => {
-        const expire = () => setState({ status: 'signed-in', tokens, expired: true })
-        if (!renew) return expire()
+        if (!renew) return setState({ status: 'signed-in', tokens, expired: true })
+        // A refresh that fails leaves the token to run out as one without a refresh token would.
+        const { refreshToken: _failed, ...withoutRefresh } = tokens
         client
           .current!.refresh(tokens)
           .then((renewed) => setState({ status: 'signed-in', tokens: renewed, expired: false }))
-          .catch(expire)
+          .catch(() => setState({ status: 'signed-in', tokens: withoutRefresh, expired: false }))
       },
-      Math.max(0, renew ? left * 0.75 : left - EXPIRY_MARGIN_MS),
+      Math.min(MAX_TIMER_MS, Math.max(0, renew ? left * 0.75 : left - EXPIRY_MARGIN_MS)),
     )
     return () => clearTimeout(timer)
   }, [tokens])
