@@ -22,8 +22,7 @@ export function EntryHistory({ prices, id, version, language, t, onClose }: Entr
   const [error, setError] = useState<string | undefined>()
   const heading = useRef<HTMLHeadingElement>(null)
 
-  useEffect(() => setPage(0), [id])
-  useEffect(() => heading.current?.focus(), [id])
+  useEffect(() => heading.current?.focus(), [])
 
   useEffect(() => {
     const controller = new AbortController()

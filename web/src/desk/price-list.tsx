@@ -606,7 +606,9 @@ export function PriceListScreen({ api, language, t }: PriceListProps) {
       </nav>
 
       {historyId !== undefined ? (
+        // Keyed by the entry: another entry's history never shows while this one's loads.
         <EntryHistory
+          key={historyId}
           prices={prices}
           id={historyId}
           version={reloads}
