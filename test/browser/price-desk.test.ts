@@ -67,6 +67,7 @@ if (!existsSync(CHROMIUM)) {
     let base: string
     let page: Page
     const consoleErrors: string[] = []
+    const provokedRefusals: string[] = []
     const api = () => `${base}/api/v2/glasses/prices`
 
     const apiList = async (query: string): Promise<ListPage> => {
@@ -139,7 +140,9 @@ if (!existsSync(CHROMIUM)) {
         // The refusals this test provokes on purpose (a stale ETag, a duplicate, a bad price, a revert that
         // conflicts) are logged by the browser as failed loads; anything else is a fault of the page.
         const provoked = /Failed to load resource: the server responded with a status of (400|409|412)/
-        if (message.type() === 'error' && !provoked.test(message.text())) consoleErrors.push(message.text())
+        if (message.type() !== 'error') return
+        if (provoked.test(message.text())) provokedRefusals.push(message.text())
+        else consoleErrors.push(message.text())
       })
       page.on('pageerror', (error) => consoleErrors.push(error.message))
     })
@@ -415,7 +418,29 @@ if (!existsSync(CHROMIUM)) {
       await page.waitForSelector(`#history-title:has-text("№${edited.id}")`)
     })
 
-    test('the desk logged no console error', () => {
+    test('a revert of a change another tab reverted meanwhile is refused (409) and explained', async () => {
+      const { entry } = await apiRead(edited.id)
+      await apiPut({ ...entry, purchase: 6300 })
+      const latest = ((await (await fetch(`${api()}/changes?size=1`)).json()) as { content: Change[] }).content[0]!
+      await page.click('nav a[href="#/prices/changes"]')
+      const revert = page.locator(`#change-${latest.id} [data-action="revert"]`)
+      await revert.waitFor()
+      const other = await fetch(`${api()}/changes/${latest.id}/revert`, { method: 'POST' })
+      assert.equal(other.status, 200)
+      const { batch } = (await other.json()) as { batch: number }
+      await revert.click()
+      await page.locator('dialog.confirm button.danger').click()
+      const outcome = page.locator('.revert-outcome[role="alert"]')
+      await outcome.waitFor()
+      assert.match(
+        await outcome.innerText(),
+        new RegExp(`Изменение №${latest.id} уже отменено изменением №${batch}; отменить его можно только один раз`),
+      )
+      assert.equal((await apiRead(edited.id)).entry.purchase, 6200)
+    })
+
+    test('the desk logged no console error', (t) => {
+      t.diagnostic(`refusals the test provoked, logged by the browser as failed loads: ${provokedRefusals.length}`)
       assert.deepEqual(consoleErrors, [])
     })
   })
