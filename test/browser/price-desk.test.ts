@@ -242,6 +242,21 @@ if (!existsSync(CHROMIUM)) {
       assert.equal((await apiRead(edited.id)).entry.price, 12345.5)
     })
 
+    test("an edit to another entry's key is a duplicate (409) linked to that entry", async () => {
+      const other = (await apiList('page=0&size=20')).content.find((entry) => entry.id !== edited.id)!
+      await page.click(`#row-${edited.id} [data-action="edit"]`)
+      for (const field of ['manufacturer', 'brand', 'model'] as const) {
+        await page.locator(`#edit-${edited.id}-${field}`).fill(other[field].toUpperCase())
+      }
+      await page.locator(`#edit-${edited.id}-model`).press('Enter')
+      const message = page.locator(`#edit-${edited.id}-message`)
+      await message.waitFor()
+      assert.match((await message.textContent())!, /уже есть/)
+      assert.equal(await message.locator('a').getAttribute('href'), `#/prices?entry=${other.id}`)
+      await page.locator(`#edit-${edited.id}-model`).press('Escape')
+      assert.deepEqual(pick((await apiRead(edited.id)).entry), pick(edited))
+    })
+
     test('a save after someone else saved the entry is refused (412), said in words, and the row reloaded', async () => {
       await page.click(`#row-${edited.id} [data-action="edit"]`)
       const price = page.locator(`#edit-${edited.id}-price`)

@@ -159,7 +159,7 @@ export function ChangeLogScreen({ api, language, t }: ChangeLogProps) {
         <table class="results change-log">
           <caption>
             {t('changeLog')}
-            {changes ? `: ${t('deskTotal', { total: changes.totalElements })}` : ''}
+            {changes ? `: ${t('deskChangesTotal', { total: changes.totalElements })}` : ''}
           </caption>
           <thead>
             <tr>

@@ -112,5 +112,6 @@ export const en: Record<MessageKey, string> = {
   deskNothingReverted: 'Change {change} was not reverted: every one of its entries changed since. Nothing was written.',
   deskAlreadyReverted: 'Change {change} was already reverted by change {batch}; a change can be reverted once.',
   deskRevertFailed: 'Change {change} was not reverted: {reason}',
+  deskChangesTotal: 'changes: {total}',
   deskNoChanges: 'No changes yet',
 }

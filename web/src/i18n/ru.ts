@@ -111,6 +111,7 @@ export const ru = {
   deskNothingReverted: 'Изменение №{change} не отменено: каждая его запись изменилась после него. Ничего не записано.',
   deskAlreadyReverted: 'Изменение №{change} уже отменено изменением №{batch}; отменить его можно только один раз.',
   deskRevertFailed: 'Изменение №{change} не отменено: {reason}',
+  deskChangesTotal: 'изменений: {total}',
   deskNoChanges: 'Изменений пока нет',
 } as const
 
