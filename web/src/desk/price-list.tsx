@@ -179,6 +179,20 @@ export function PriceListScreen({ api, language, t }: PriceListProps) {
 
   const lastPage = list ? Math.max(list.totalPages - 1, 0) : 0
   const goTo = (target: number) => setPage(Math.min(Math.max(target, 0), lastPage))
+  // PageUp / PageDown turn pages, as in the counter search, unless the focus is in a field (or a dialog is open).
+  const turnPage = useRef<(event: KeyboardEvent) => void>(() => {})
+  turnPage.current = (event) => {
+    if (event.key !== 'PageDown' && event.key !== 'PageUp') return
+    const target = event.target as HTMLElement
+    if (target.closest('input, select, textarea, dialog')) return
+    event.preventDefault()
+    goTo(page + (event.key === 'PageDown' ? 1 : -1))
+  }
+  useEffect(() => {
+    const listener = (event: KeyboardEvent) => turnPage.current(event)
+    document.addEventListener('keydown', listener)
+    return () => document.removeEventListener('keydown', listener)
+  }, [])
   const filterErrors = listError instanceof PriceProblem ? listError.fieldErrors() : {}
   const entryLabel = (entry: { manufacturer: string; brand: string; model: string }) =>
     `${entry.manufacturer} / ${entry.brand} / ${entry.model}`
@@ -573,7 +587,7 @@ export function PriceListScreen({ api, language, t }: PriceListProps) {
           </tbody>
         </table>
       </section>
-      {edit ? (
+      {edit && list?.content.some((row) => row.id === edit.id) ? (
         <p class="hint" id="edit-hint">
           {t('deskEditHint')}
         </p>
