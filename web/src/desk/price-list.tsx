@@ -160,7 +160,7 @@ export function PriceListScreen({ api, language, t }: PriceListProps) {
           setPage(0)
         })
         .catch((reason: unknown) => {
-          if (!isAbort(reason)) setNotice({ tone: 'alert', text: t('deskEntryGone', { id }) })
+          if (!isAbort(reason)) setNotice({ tone: 'alert', text: readFailure(reason, id) })
         })
     }
     open()
@@ -197,6 +197,12 @@ export function PriceListScreen({ api, language, t }: PriceListProps) {
   const entryLabel = (entry: { manufacturer: string; brand: string; model: string }) =>
     `${entry.manufacturer} / ${entry.brand} / ${entry.model}`
 
+  /** Why an entry could not be read: gone (404), or what the API said. */
+  const readFailure = (reason: unknown, id: number) =>
+    reason instanceof PriceProblem && reason.status === 404
+      ? t('deskEntryGone', { id })
+      : t('loadFailed', { reason: (reason as Error).message })
+
   /** The words for a refused write: the field errors stay at their fields; 409 and 412 are explained. */
   const refusal = (reason: unknown, current: Draft): Draft => {
     if (!(reason instanceof PriceProblem)) return { ...current, busy: false, message: (reason as Error).message }
@@ -218,8 +224,8 @@ export function PriceListScreen({ api, language, t }: PriceListProps) {
     try {
       const { entry, etag } = await prices.read(row.id)
       setEdit({ id: row.id, etag, values: inputOf(entry), errors: {}, busy: false })
-    } catch {
-      setNotice({ tone: 'alert', text: t('deskEntryGone', { id: row.id }) })
+    } catch (reason) {
+      setNotice({ tone: 'alert', text: readFailure(reason, row.id) })
       reload()
     }
   }
@@ -276,8 +282,8 @@ export function PriceListScreen({ api, language, t }: PriceListProps) {
     try {
       const { entry, etag } = await prices.read(row.id)
       setRemoval({ entry, etag, busy: false })
-    } catch {
-      setNotice({ tone: 'alert', text: t('deskEntryGone', { id: row.id }) })
+    } catch (reason) {
+      setNotice({ tone: 'alert', text: readFailure(reason, row.id) })
       reload()
     }
   }
