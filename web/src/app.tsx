@@ -120,11 +120,11 @@ export function App() {
         ) : loadError ? (
           <p role="alert">{t('loadFailed', { reason: loadError })}</p>
         ) : route === '#/prices' ? (
-          <PriceListScreen api={api} t={t} />
+          <PriceListScreen api={api} language={language} t={t} />
         ) : route === '#/prices/bulk' ? (
           <BulkChangeScreen api={api} t={t} />
         ) : route === '#/prices/changes' ? (
-          <ChangeLogScreen api={api} t={t} />
+          <ChangeLogScreen api={api} language={language} t={t} />
         ) : route === '#/prices/transfer' ? (
           <TransferScreen api={api} t={t} />
         ) : forms ? (
