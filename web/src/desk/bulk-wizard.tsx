@@ -19,7 +19,7 @@ import {
 import { checkFilters, errorsAt, type FieldErrors, FilterFields, sentFilters, TextField } from './desk-fields.js'
 import { describeFormula, isDecimalOrBlank, normaliseDecimal } from './formula.js'
 import { UndoChange } from './undo-change.js'
-import './desk.css'
+import './bulk-desk.css'
 
 /*
  * The bulk price change as a wizard: 1 the selection (the listing's filters and the band of the base price),
@@ -283,7 +283,7 @@ export function BulkChangeScreen({ api, t }: { readonly api: Api; readonly t: Tr
   )
 
   return (
-    <section class="desk bulk" aria-labelledby="bulk-title">
+    <section class="bulk-desk bulk" aria-labelledby="bulk-title">
       <h2 id="bulk-title">{t('bulkChange')}</h2>
       {canWrite ? null : (
         <p class="note" role="note">

@@ -16,7 +16,7 @@ import {
 import { checkFilters, errorsAt, type FieldErrors, FilterFields, sentFilters } from './desk-fields.js'
 import { normaliseDecimal } from './formula.js'
 import { UndoChange } from './undo-change.js'
-import './desk.css'
+import './bulk-desk.css'
 
 /*
  * Upload and download of the glass price list. An upload is always checked first (a dry run: counts, and the
@@ -177,7 +177,7 @@ export function TransferScreen({ api, t }: { readonly api: Api; readonly t: Tran
   const canApply = canWrite && checked !== undefined && !uploaded && (!replace || confirmed)
 
   return (
-    <section class="desk transfer" aria-labelledby="transfer-title">
+    <section class="bulk-desk transfer" aria-labelledby="transfer-title">
       <h2 id="transfer-title">{t('uploadDownload')}</h2>
 
       <section class="panel" aria-labelledby="upload-title">
