@@ -1,16 +1,18 @@
 import assert from 'node:assert/strict'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
 import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { after, before, test } from 'node:test'
+import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { unzipSync } from 'fflate'
+import { SignJWT } from 'jose'
 import { sql } from 'kysely'
 import { type Browser, chromium, type Page } from 'playwright-core'
 import { seedCatalogue } from '../../src/demo/demo-catalogue.js'
-import { buildTestApp, eachDatabase } from '../harness.js'
+import { buildTestApp, eachDatabase, freePort } from '../harness.js'
 
 /*
  * The price manager's desk in a real browser (Debian's Chromium through playwright-core) against the real service
@@ -527,6 +529,102 @@ if (!existsSync(CHROMIUM)) {
         (await entries()).map((entry) => [entry.manufacturer, entry.brand, entry.model, entry.price, entry.purchase]),
         before.map((entry) => [entry.manufacturer, entry.brand, entry.model, entry.price, entry.purchase]),
       )
+    })
+
+    describe('signed in without prices:write', () => {
+      const SECRET = 'a-shared-secret-of-the-read-only-test-32+'
+      let reader: FastifyInstance
+      let readerBase: string
+      let provider: Server
+      let token: string
+      let readOnly: Page
+
+      before(async () => {
+        // The page signs in at an OpenID Connect provider: its discovery document is all it reads on the way here,
+        // with a reader's token already in the tab (as a sign-in leaves it).
+        const [appPort, providerPort] = [await freePort(), await freePort()]
+        readerBase = `http://127.0.0.1:${appPort}`
+        const issuer = `http://127.0.0.1:${providerPort}`
+        provider = createServer((_request, response) => {
+          response.writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' })
+          response.end(
+            JSON.stringify({
+              issuer,
+              authorization_endpoint: `${issuer}/auth`,
+              token_endpoint: `${issuer}/token`,
+              jwks_uri: `${issuer}/jwks`,
+              response_types_supported: ['code'],
+              subject_types_supported: ['public'],
+              id_token_signing_alg_values_supported: ['RS256'],
+            }),
+          )
+        })
+        await new Promise<void>((resolve) => provider.listen(providerPort, '127.0.0.1', resolve))
+        reader = await buildTestApp(ctx.db, {
+          AUTH_MODE: 'jwt',
+          AUTH_JWT_SECRET: SECRET,
+          AUTH_ISSUER: issuer,
+          WEB_OIDC_CLIENT_ID: 'optics-catalog-web',
+        })
+        await reader.listen({ port: appPort, host: '127.0.0.1' })
+        token = await new SignJWT({ preferred_username: 'reader', roles: ['prices:read'] })
+          .setProtectedHeader({ alg: 'HS256' })
+          .setSubject('reader')
+          .setIssuer(issuer)
+          .setIssuedAt()
+          .setExpirationTime('1h')
+          .sign(new TextEncoder().encode(SECRET))
+        readOnly = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true })
+        readOnly.on('console', (message) => {
+          if (message.type() === 'error') consoleErrors.push(message.text())
+        })
+        readOnly.on('pageerror', (error) => consoleErrors.push(error.message))
+        const tokens = JSON.stringify({ accessToken: token, expiresAt: Date.now() + 3_600_000, idClaims: {} })
+        await readOnly.addInitScript({
+          content: `sessionStorage.setItem('optics-catalog.tokens', ${JSON.stringify(tokens)})`,
+        })
+      })
+      after(async () => {
+        await readOnly?.close()
+        await reader?.close()
+        provider?.close()
+      })
+
+      test('the wizard says it is read-only and offers the dry run, not the change', async () => {
+        await readOnly.goto(`${readerBase}/#/prices/bulk`)
+        await readOnly.waitForSelector('.bulk-desk .note')
+        assert.match((await readOnly.textContent('.bulk-desk .note'))!, /нет права менять цены/)
+        await readOnly.fill('#filter-manufacturer', manufacturer)
+        await readOnly.click('button:text-is("Далее")')
+        await readOnly.waitForSelector('#coefficient')
+        await readOnly.fill('#coefficient', '1,1')
+        await readOnly.click('button:text-is("Пробный расчёт")')
+        await readOnly.waitForSelector('#count-changed')
+        assert.ok(Number(await readOnly.textContent('#count-changed')) > 0)
+        assert.equal(await readOnly.locator('button:text-is("К подтверждению")').count(), 0)
+      })
+
+      test('the upload is checked only, and the download carries the token', async () => {
+        await readOnly.goto(`${readerBase}/#/prices/transfer`)
+        await readOnly.waitForSelector('.bulk-desk .note')
+        const file = join(files, 'reader.csv')
+        writeFileSync(file, 'manufacturer,brand,model,price,purchase\r\nSafilo,Carrera,CARRERA 88001,12990,5100\r\n')
+        await readOnly.setInputFiles('#upload-file', file)
+        await readOnly.click('button:text-is("Проверить файл")')
+        await readOnly.waitForSelector('#upload-checked')
+        assert.match((await readOnly.textContent('#upload-checked'))!, /добавится 1/)
+        assert.equal(await readOnly.locator('button:text-is("Загрузить")').count(), 0)
+
+        await readOnly.fill('#export-manufacturer', manufacturer)
+        const [download] = await Promise.all([
+          readOnly.waitForEvent('download'),
+          readOnly.click('button:text-is("Скачать")'),
+        ])
+        const url = `${readerBase}${PRICES}/export?manufacturer=${encodeURIComponent(manufacturer)}`
+        assert.equal((await fetch(url)).status, 401, 'the export needs the token')
+        const expected = await (await fetch(url, { headers: { authorization: `Bearer ${token}` } })).text()
+        assert.equal(readFileSync((await download.path())!, 'utf8'), expected)
+      })
     })
 
     test('the screens logged no console error', () => {
