@@ -9,7 +9,7 @@ import { buildTestApp, eachDatabase } from '../test/harness.js'
 import { insertPriceEntries, insertSkus, refreshMatview } from './catalog/catalog-repository.js'
 import { kinds } from './catalog/kinds.js'
 import type { Db } from './db/database.js'
-import { type KnownRoute, routesOf } from './http/problem.js'
+import { type KnownRoute, routesOf } from './http/route-table.js'
 
 /*
  * Property-based robustness of the whole API. For every route the application registers (read from its route

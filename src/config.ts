@@ -150,7 +150,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   let parsed: Env
   try {
-    parsed = envSchema({ schema: structuredClone(EnvSchema) as never, data, env: false }) as unknown as Env
+    parsed = envSchema({ schema: structuredClone(EnvSchema), data, env: false }) as unknown as Env
   } catch (error) {
     throw new ConfigError(describeEnvError(error, data))
   }

@@ -1,5 +1,6 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import Type, { type TSchema } from 'typebox'
+import Type, { type TSchema, type TUnsafe } from 'typebox'
 import type { Db } from '../db/database.js'
 import { MAX_TEXT_LENGTH } from '../domain/limits.js'
 import { type Page, PageSchema, pagingQueryProperties, parsePageRequest } from '../http/page.js'
@@ -16,15 +17,29 @@ import type { Filter, ItemField, Kind } from './kind.js'
 import { kinds } from './kinds.js'
 import { readPrescription } from './prescription.js'
 import type { SearchIndex } from './search-index/search-index.js'
-import { activeFilters, buildSearchQuery, DATA_VERSION, type SearchRequest, searchCountKey } from './search-query.js'
+import {
+  activeFilters,
+  buildSearchQuery,
+  DATA_VERSION,
+  type FilterValues,
+  type SearchRequest,
+  searchCountKey,
+} from './search-query.js'
 
 const SEARCH_DEFAULT_SIZE = 10
 
-/** The request body of a kind's search: `byPriceList` and the kind's filters; unknown fields are ignored. */
-export function searchBodySchema(kind: Kind) {
+/** A search body as validated: `byPriceList`, and the kind's filters (text, a decimal, or null). */
+export type SearchBody = { readonly byPriceList: boolean } & FilterValues
+
+/**
+ * The request body of a kind's search: `byPriceList` and the kind's filters; unknown fields are ignored. The
+ * filters are named by the descriptor at run time, which TypeBox's static type cannot follow, so the schema states
+ * its type ({@link SearchBody}) as the validation guarantees it.
+ */
+export function searchBodySchema(kind: Kind): TUnsafe<SearchBody> {
   const filters: Record<string, TSchema> = {}
   for (const filter of kind.filters) filters[filter.name] = Type.Optional(filterSchema(filter))
-  return Type.Object(
+  const schema = Type.Object(
     {
       byPriceList: Type.Boolean({
         description: 'true: search the price list; false: search the matview (priced SKUs)',
@@ -33,6 +48,7 @@ export function searchBodySchema(kind: Kind) {
     },
     { title: `${kind.title} search`, additionalProperties: true },
   )
+  return Type.Unsafe<SearchBody>(schema)
 }
 
 function filterSchema(filter: Filter): TSchema {
@@ -115,7 +131,8 @@ export async function searchKind(
 }
 
 /** The seven search endpoints: one registration per kind descriptor, one handler. */
-export async function searchRoutes(app: FastifyInstance): Promise<void> {
+export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   for (const kind of kinds) {
     const body = searchBodySchema(kind)
     app.post(
@@ -141,14 +158,14 @@ export async function searchRoutes(app: FastifyInstance): Promise<void> {
         },
       },
       async (request) => {
-        const filters = request.body as Record<string, string | number | null | undefined> & { byPriceList: boolean }
+        const filters = request.body
         return searchKind(
           app.db.read,
           kind,
           {
             byPriceList: filters.byPriceList,
             filters,
-            page: parsePageRequest(request.query as Record<string, unknown>, {
+            page: parsePageRequest(request.query, {
               defaultSize: SEARCH_DEFAULT_SIZE,
               maxSize: app.config.maxPageSize,
             }),

@@ -6,7 +6,7 @@ import { type CompiledQuery, Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams'
 import { copyDatabaseFiles } from './data-dir-files.js'
-import { type PGliteClient, PGlitePool } from './pglite-pool.js'
+import { asPostgresPool, type PGliteClient, PGlitePool } from './pglite-pool.js'
 import { ReadRouting, type ReadRoutingStats } from './read-routing.js'
 import { guardedConnect, WorkAbandonedError } from './request-work.js'
 import type { DB } from './tables.js'
@@ -136,7 +136,7 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
   const dataDir = options.dataDir
   // A request's work is guarded (request-work.ts); an embedded statement runs synchronously, so none is cancelled.
   const connect = guardedConnect(() => pool.connect())
-  const db: Db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: { connect, end: () => pool.end() } as never }) })
+  const db: Db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: asPostgresPool(connect, () => pool.end()) }) })
 
   const copyRowsWith =
     (client: PGliteClient) => async (table: string, columns: readonly string[], chunks: AsyncIterable<string>) => {
@@ -167,8 +167,10 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
       try {
         await client.query('BEGIN')
         const raw: RawClient = {
-          query: async (sql, parameters) => (await client.query(sql, parameters)).rows as never,
-          execute: async (query) => (await client.query(query.sql, query.parameters)).rows as never,
+          query: async <Row>(sql: string, parameters?: readonly unknown[]) =>
+            (await client.query<Row>(sql, parameters)).rows,
+          execute: async <Row>(query: CompiledQuery<Row>) =>
+            (await client.query<Row>(query.sql, query.parameters)).rows,
           copyRows: copyRowsWith(client),
           async *copyOut(query) {
             const blob = await client.copyToBlob(`COPY (${query}) TO '/dev/blob' WITH (FORMAT text)`)
@@ -230,7 +232,7 @@ function newPool(url: string, options: DatabaseOptions): pg.Pool {
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
     application_name: options.applicationName ?? 'optics-catalog',
-    types: { getTypeParser: pgTypeParser } as never,
+    types: { getTypeParser: pgTypeParser },
     ...(statementTimeout > 0
       ? { statement_timeout: statementTimeout, idle_in_transaction_session_timeout: statementTimeout }
       : {}),

@@ -189,9 +189,9 @@ export function buildListingQueries(
   const conditions = glassPriceFilterConditions(request.filter)
   const where = <Q extends { where(condition: Expression<SqlBool>): Q }>(query: Q): Q =>
     conditions.reduce((q, condition) => q.where(condition), query)
-  const ordered = <Q extends { orderBy(expression: never): Q }>(query: Q): Q =>
+  const ordered = <Q extends { orderBy(expression: Expression<unknown>): Q }>(query: Q): Q =>
     orderExpressions(request.sortColumn).reduce(
-      (q, expression) => q.orderBy((request.sortDirection === 'DESC' ? sql`${expression} DESC` : expression) as never),
+      (q, expression) => q.orderBy(request.sortDirection === 'DESC' ? sql`${expression} DESC` : expression),
       query,
     )
   const { page, size } = request.page
@@ -301,7 +301,7 @@ export async function* glassPricePages(
       const after = sql<SqlBool>`(${sql.join(keys)}) ${sql.raw(descending ? '<' : '>')} (${sql.join(last)})`
       query = query.where(after)
     }
-    for (const key of keys) query = query.orderBy(descending ? sql`${key} DESC` : (key as never))
+    for (const key of keys) query = query.orderBy(descending ? sql`${key} DESC` : key)
     const rows = (await query.limit(pageSize).execute()) as Record<string, unknown>[]
     if (rows.length === 0) return
     const tail = rows[rows.length - 1] as Record<string, unknown>

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { type Kysely, sql } from 'kysely'
 import Type from 'typebox'
@@ -30,15 +31,12 @@ import {
   EntryHistoryItemSchema,
   EntryIdParamsSchema,
   GlassPriceEntrySchema,
-  type GlassPriceInputBody,
   GlassPriceInputSchema,
   GlassPriceListItemSchema,
   GlassPriceListQuerySchema,
   LISTING_DEFAULT_SIZE,
   PriceChangeSchema,
   RevertResultSchema,
-  type SortColumn,
-  type SortDirection,
 } from './glass-price-schemas.js'
 import { entryHistory, hasHistory, listChanges, revertChange } from './price-history.js'
 import { type JobOperation, prefersAsync, WriteJobSchema } from './write-jobs.js'
@@ -61,12 +59,13 @@ const ifMatchHeader = Type.Object({
   ),
 })
 
-function pageOf(request: FastifyRequest, maxSize: number) {
-  return parsePageRequest(request.query as Record<string, unknown>, { defaultSize: LISTING_DEFAULT_SIZE, maxSize })
+function pageOf(query: Record<string, unknown>, maxSize: number) {
+  return parsePageRequest(query, { defaultSize: LISTING_DEFAULT_SIZE, maxSize })
 }
 
 /** The glass price list: listing, CRUD, bulk change, history and revert. */
-export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
+export async function glassPriceRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   // Route flags of auth.ts: writes need prices:write; reads of purchase prices and history may need prices:read.
   const writes = { writesCatalog: true }
   // Bulk changes and reverts of hundreds of thousands of entries take tens of seconds: their own deadline.
@@ -106,7 +105,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-      const id = parseId((request.params as { id: string }).id)
+      const id = parseId(request.params.id)
       const job = await app.writeJobs.find(id)
       if (!job) throw entryNotFound(messageText('job.notFound', { id }))
       return job
@@ -129,14 +128,11 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-      const query = request.query as Record<string, unknown> & {
-        sortColumn?: SortColumn
-        sortDirection?: SortDirection
-      }
+      const query = request.query
       const requested = query.sortColumn !== undefined || query.sortDirection !== undefined
       const sortColumn = query.sortColumn ?? 'ID'
       const sortDirection = query.sortDirection ?? 'ASC'
-      const page = pageOf(request, app.config.maxPageSize)
+      const page = pageOf(request.query, app.config.maxPageSize)
       return listGlassPrices(
         app.db.read,
         {
@@ -181,9 +177,9 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const query = request.query as Record<string, unknown> & { dryRun?: boolean }
+      const query = request.query
       const filter = parseGlassPriceFilter(query)
-      const rule = validateBulkChange(request.body as never)
+      const rule = validateBulkChange(request.body)
       if (query.dryRun) {
         const preview = await previewBulkPriceChange(app.db.primary, filter, rule)
         // The reasons are words for the price manager: in the language of the request, as problems are.
@@ -218,7 +214,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const input = validateGlassPriceInput(request.body as GlassPriceInputBody)
+      const input = validateGlassPriceInput(request.body)
       return answerWrite(request, reply, app.db.primary, async (db) => {
         const row = await createGlassPrice(db, input, principalName(request))
         return { status: 200, headers: { etag: entryTag(row) }, body: toEntry(row) }
@@ -238,7 +234,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
         response: { 200: PageSchema(PriceChangeSchema), ...problemResponses(503) },
       },
     },
-    async (request) => listChanges(app.db.primary, pageOf(request, app.config.maxPageSize)),
+    async (request) => listChanges(app.db.primary, pageOf(request.query, app.config.maxPageSize)),
   )
 
   app.post(
@@ -261,7 +257,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const batch = parseId((request.params as { batch: string }).batch, 'batch')
+      const batch = parseId(request.params.batch, 'batch')
       return writeOrJob(request, reply, 'revert', async (db) => ({
         status: 200,
         headers: {},
@@ -283,7 +279,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const id = parseId((request.params as { id: string }).id)
+      const id = parseId(request.params.id)
       const row = await findGlassPrice(app.db.primary, id)
       if (!row) throw entryNotFound(messageText('entry.notFound', { id }))
       reply.header('etag', entryTag(row))
@@ -306,8 +302,8 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const id = parseId((request.params as { id: string }).id)
-      const input = validateGlassPriceInput(request.body as GlassPriceInputBody)
+      const id = parseId(request.params.id)
+      const input = validateGlassPriceInput(request.body)
       return answerWrite(request, reply, app.db.primary, async (db) => {
         const row = await updateGlassPrice(db, id, input, principalName(request), ifMatch(request))
         return { status: 200, headers: { etag: entryTag(row) }, body: toEntry(row) }
@@ -329,7 +325,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const id = parseId((request.params as { id: string }).id)
+      const id = parseId(request.params.id)
       return answerWrite(request, reply, app.db.primary, async (db) => {
         await deleteGlassPrice(db, id, principalName(request), ifMatch(request))
         return { status: 200, headers: {} }
@@ -351,12 +347,12 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-      const id = parseId((request.params as { id: string }).id)
+      const id = parseId(request.params.id)
       const db = app.db.primary
       if (!(await findGlassPrice(db, id)) && !(await hasHistory(db, id))) {
         throw entryNotFound(messageText('entry.noHistory', { id }))
       }
-      return entryHistory(db, id, pageOf(request, app.config.maxPageSize))
+      return entryHistory(db, id, pageOf(request.query, app.config.maxPageSize))
     },
   )
 }

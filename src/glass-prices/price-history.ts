@@ -70,7 +70,7 @@ export async function openChange(db: Db, change: NewChange): Promise<number> {
     .values({
       action: change.action,
       created_by: change.user,
-      parameters: sql<string>`${JSON.stringify(change.parameters ?? {})}::jsonb` as never,
+      parameters: sql<string>`${JSON.stringify(change.parameters ?? {})}::jsonb`,
       reverts: change.reverts ?? null,
     })
     .returning('id')

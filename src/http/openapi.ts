@@ -112,7 +112,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     },
     transformObject: (generated) => {
       const document = finishResponses((generated as { openapiObject: JsonObject }).openapiObject)
-      return (app.config.auth.mode === 'jwt' ? documentAuthentication(document) : document) as never
+      return app.config.auth.mode === 'jwt' ? documentAuthentication(document) : document
     },
   })
 

@@ -7,9 +7,9 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { clearGlassPrices, pricesPath, seedEntries, storedEntries } from '../../test/fixtures/glass-prices.js'
 import { buildTestApp, eachDatabase, testConfig } from '../../test/harness.js'
 import { buildApp } from '../app.js'
-import { routesOf } from './problem.js'
 import { PROBLEM_CODES, type ProblemCode } from './problem-types.js'
 import { requestSignal } from './request-timeout.js'
+import { routesOf } from './route-table.js'
 
 /* Every error is RFC 9457 problem details, whatever raised it: routes, the router, the body parser, the database. */
 
