@@ -2,13 +2,13 @@ import assert from 'node:assert/strict'
 import { before, test } from 'node:test'
 import fc from 'fast-check'
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
-import { sql } from 'kysely'
+import { type Kysely, sql } from 'kysely'
 import { samples } from '../test/fixtures/catalog.js'
 import { numberedEntries, seedEntries } from '../test/fixtures/glass-prices.js'
 import { eachDatabase, useTestApp } from '../test/harness.js'
 import { insertPriceEntries, insertSkus, refreshMatview } from './catalog/catalog-repository.js'
 import { kinds } from './catalog/kinds.js'
-import type { Db } from './db/database.js'
+import type { Tables } from './db/tables.js'
 import { type KnownRoute, routesOf } from './http/route-table.js'
 
 /*
@@ -23,7 +23,7 @@ import { type KnownRoute, routesOf } from './http/route-table.js'
 const RUNS = Math.floor(Number(process.env.FUZZ_RUNS)) || 100
 
 /** One checksum over every row of every table of the schema the suite works in. */
-async function databaseChecksum(db: Db): Promise<string> {
+async function databaseChecksum(db: Kysely<Tables>): Promise<string> {
   const { rows: tables } = await sql<{ name: string }>`
     SELECT table_name AS name FROM information_schema.tables
     WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`.execute(db)

@@ -1,5 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely'
-import type { DB } from '../db/tables.js'
+import type { Tables } from '../db/tables.js'
 import type { Kind } from './kind.js'
 
 /*
@@ -94,7 +94,7 @@ export interface CatalogState {
 }
 
 /** The state of every kind, in no particular order. */
-export async function readCatalogStates(db: Kysely<DB>): Promise<CatalogState[]> {
+export async function readCatalogStates(db: Kysely<Tables>): Promise<CatalogState[]> {
   const rows = await db.selectFrom('catalog_state').selectAll().execute()
   return rows.map((row) => ({
     kind: row.kind,
@@ -113,7 +113,7 @@ export async function readCatalogStates(db: Kysely<DB>): Promise<CatalogState[]>
  * results depend on {@link matviewGeneration} instead, which lags behind until the next refresh.
  */
 export async function dataGeneration(db: Kysely<any>, kind: Kind): Promise<number> {
-  const row = await (db as Kysely<DB>)
+  const row = await (db as Kysely<Tables>)
     .selectFrom('catalog_state')
     .select('data_generation')
     .where('kind', '=', kind.path)
@@ -123,7 +123,7 @@ export async function dataGeneration(db: Kysely<any>, kind: Kind): Promise<numbe
 
 /** The data generation the kind's matview was last refreshed from (what a matview search shows). */
 export async function matviewGeneration(db: Kysely<any>, kind: Kind): Promise<number> {
-  const row = await (db as Kysely<DB>)
+  const row = await (db as Kysely<Tables>)
     .selectFrom('catalog_state')
     .select('refreshed_generation')
     .where('kind', '=', kind.path)
@@ -141,7 +141,7 @@ export async function recordMatviewRefresh(
   generation: number,
   durationMs: number,
 ): Promise<void> {
-  await (db as Kysely<DB>)
+  await (db as Kysely<Tables>)
     .updateTable('catalog_state')
     .set({
       refreshed_generation: sql<number>`greatest(refreshed_generation, ${generation})`,

@@ -1,7 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
+import type { Kysely } from 'kysely'
 import Type, { type TSchema, type TUnsafe } from 'typebox'
-import type { Db } from '../db/database.js'
+import type { Tables } from '../db/tables.js'
 import { MAX_TEXT_LENGTH } from '../domain/limits.js'
 import { type Page, PageSchema, pagingQueryProperties, parsePageRequest } from '../http/page.js'
 import {
@@ -87,7 +88,7 @@ function numericFieldsOf(kind: Kind): string[] {
 
 /** Runs one search: its page and exact total, read as `readCountedPage` says (fenced, cached per version). */
 export async function searchKind(
-  db: Db,
+  db: Kysely<Tables>,
   kind: Kind,
   request: SearchRequest,
   caches: PageCaches = {},

@@ -9,9 +9,7 @@ import { copyDatabaseFiles } from './data-dir-files.js'
 import { asPostgresPool, type PGliteClient, PGlitePool } from './pglite-pool.js'
 import { ReadRouting, type ReadRoutingStats } from './read-routing.js'
 import { guardedConnect, WorkAbandonedError } from './request-work.js'
-import type { DB } from './tables.js'
-
-export type Db = Kysely<DB>
+import type { Tables } from './tables.js'
 
 export interface DatabaseOptions {
   /** `postgres://…`: use that server through `pg`. Unset: the embedded PGlite database. */
@@ -70,13 +68,13 @@ export interface RawClient {
 export interface Database {
   readonly driver: 'pglite' | 'postgres'
   /** Reads and writes: the primary. */
-  readonly primary: Db
+  readonly primary: Kysely<Tables>
   /**
    * Searches and listings: the read replica when configured, else the same as {@link primary}. With a replica,
    * each connection taken goes to the replica when it has replayed every write committed before, else to the
    * primary (read-routing.ts): what it reads is never older than what was committed before it was asked for.
    */
-  readonly read: Db
+  readonly read: Kysely<Tables>
   /** The read replica's routing (readiness, metrics); undefined without a replica. */
   readonly readRouting?: {
     readonly stats: ReadRoutingStats
@@ -136,7 +134,9 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
   const dataDir = options.dataDir
   // A request's work is guarded (request-work.ts); an embedded statement runs synchronously, so none is cancelled.
   const connect = guardedConnect(() => pool.connect())
-  const db: Db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: asPostgresPool(connect, () => pool.end()) }) })
+  const db: Kysely<Tables> = new Kysely<Tables>({
+    dialect: new PostgresDialect({ pool: asPostgresPool(connect, () => pool.end()) }),
+  })
 
   const copyRowsWith =
     (client: PGliteClient) => async (table: string, columns: readonly string[], chunks: AsyncIterable<string>) => {
@@ -272,7 +272,7 @@ async function openServer(options: DatabaseOptions, url: string): Promise<Databa
   const cancellers: pg.Pool[] = []
   const pool = newPool(url, options)
   const primaryPool = guardedPool(pool, url, cancellers)
-  const db: Db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: primaryPool }) })
+  const db: Kysely<Tables> = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: primaryPool }) })
   let read = db
   let readPool: pg.Pool | undefined
   let guardedReadPool = primaryPool
@@ -301,7 +301,7 @@ async function openServer(options: DatabaseOptions, url: string): Promise<Databa
     }
     readPool = replica
     routing = readRouting
-    read = new Kysely<DB>({ dialect: new PostgresDialect({ pool: guardedReadPool }) })
+    read = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: guardedReadPool }) })
   }
 
   return {

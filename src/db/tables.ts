@@ -65,7 +65,8 @@ export interface CatalogChangeTable {
   logged_at: ColumnType<Date, Date | undefined, Date>
 }
 
-export interface DB {
+/** Every table the service's code names by its type, with its columns' types: the type of Kysely's `db`. */
+export interface Tables {
   catalog_change: CatalogChangeTable
   glasses_price: GlassesPriceTable
   glass_price_change: GlassPriceChangeTable

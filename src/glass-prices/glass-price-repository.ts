@@ -4,7 +4,7 @@ import { type PageCaches, readCountedPage } from '../catalog/counted-page.js'
 import { glasses } from '../catalog/kinds.js'
 import type { SearchIndex } from '../catalog/search-index/search-index.js'
 import { DATA_VERSION } from '../catalog/search-query.js'
-import type { DB } from '../db/tables.js'
+import type { Tables } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
 import { checkDecimal } from '../domain/decimal.js'
 import { canonicalText, keyTextProblem } from '../domain/key-text.js'
@@ -35,8 +35,6 @@ import { type EntryRow, entryChangeRows, recordChange } from './price-history.js
  * each with its history in the same transaction. Ids travel as decimal text validated as a positive bigint, so
  * no id is ever rounded through a float.
  */
-
-type Db = Kysely<DB>
 
 /** A validated entry: text trimmed, money as canonical decimal text. */
 export interface GlassPriceInput {
@@ -182,7 +180,7 @@ const listingCountKey = (filter: GlassPriceFilter) => JSON.stringify(['glass-pri
  * last change) and their total, each with the data version it was read at.
  */
 export function buildListingQueries(
-  db: Db,
+  db: Kysely<Tables>,
   request: ListingRequest,
   options: { readonly fenced?: boolean; readonly walk?: number } = {},
 ) {
@@ -232,7 +230,7 @@ export function buildListingQueries(
 
 /** One page of the listing and its exact total, read as a search's (`readCountedPage`: fenced, cached per version). */
 export async function listGlassPrices(
-  db: Db,
+  db: Kysely<Tables>,
   request: ListingRequest,
   caches: PageCaches = {},
   index?: SearchIndex,
@@ -283,7 +281,7 @@ export type ListingSelection = Pick<ListingRequest, 'filter' | 'sortColumn' | 's
  * is skipped or repeated whatever the size. Rows carry the SQL columns (prices as exact text).
  */
 export async function* glassPricePages(
-  db: Db,
+  db: Kysely<Tables>,
   selection: ListingSelection,
   pageSize = 5000,
 ): AsyncGenerator<Record<string, unknown>[]> {
@@ -312,7 +310,7 @@ export async function* glassPricePages(
 }
 
 /** The entry with this id (decimal text), or undefined. */
-export async function findGlassPrice(db: Db, id: string): Promise<EntryRow | undefined> {
+export async function findGlassPrice(db: Kysely<Tables>, id: string): Promise<EntryRow | undefined> {
   return db
     .selectFrom('glasses_price')
     .selectAll()
@@ -320,7 +318,7 @@ export async function findGlassPrice(db: Db, id: string): Promise<EntryRow | und
     .executeTakeFirst()
 }
 
-async function lockEntry(db: Db, id: string): Promise<EntryRow> {
+async function lockEntry(db: Kysely<Tables>, id: string): Promise<EntryRow> {
   const row = await db
     .selectFrom('glasses_price')
     .selectAll()
@@ -332,7 +330,7 @@ async function lockEntry(db: Db, id: string): Promise<EntryRow> {
 }
 
 /** 409 when another entry has the same manufacturer, brand and model (case-insensitively, trimmed). */
-async function rejectDuplicate(db: Db, input: GlassPriceInput, exceptId?: string): Promise<void> {
+async function rejectDuplicate(db: Kysely<Tables>, input: GlassPriceInput, exceptId?: string): Promise<void> {
   let query = db
     .selectFrom('glasses_price')
     .select('id')
@@ -349,7 +347,7 @@ async function rejectDuplicate(db: Db, input: GlassPriceInput, exceptId?: string
 }
 
 /** Creates an entry and records it; 409 on a duplicate key. Opens its own transaction unless `db` is one. */
-export async function createGlassPrice(db: Db, input: GlassPriceInput, user: string): Promise<EntryRow> {
+export async function createGlassPrice(db: Kysely<Tables>, input: GlassPriceInput, user: string): Promise<EntryRow> {
   return inTransaction(db, async (trx) => {
     await rejectDuplicate(trx, input)
     const row = await trx
@@ -372,7 +370,7 @@ export async function createGlassPrice(db: Db, input: GlassPriceInput, user: str
  * history). Opens its own transaction unless `db` is one.
  */
 export async function updateGlassPrice(
-  db: Db,
+  db: Kysely<Tables>,
   id: string,
   input: GlassPriceInput,
   user: string,
@@ -404,7 +402,7 @@ export async function updateGlassPrice(
 }
 
 /** Deletes an entry and records its last values. 404 when missing, 412 when `ifMatch` names another version. */
-export async function deleteGlassPrice(db: Db, id: string, user: string, ifMatch?: string): Promise<void> {
+export async function deleteGlassPrice(db: Kysely<Tables>, id: string, user: string, ifMatch?: string): Promise<void> {
   await inTransaction(db, async (trx) => {
     const before = await lockEntry(trx, id)
     if (!ifMatchAllows(ifMatch, before)) throw preconditionFailed(staleTagDetail(id, ifMatch ?? '', before))

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { type Kysely, sql } from 'kysely'
 import Type from 'typebox'
-import type { DB } from '../db/tables.js'
+import type { Tables } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
 import { messageText, translate } from '../domain/messages.js'
 import { answerWrite, kyselySql, type WriteOutcome } from '../http/idempotency.js'
@@ -76,7 +76,7 @@ export async function glassPriceRoutes(fastify: FastifyInstance): Promise<void> 
     request: FastifyRequest,
     reply: FastifyReply,
     operation: JobOperation,
-    write: (db: Kysely<DB>) => Promise<WriteOutcome>,
+    write: (db: Kysely<Tables>) => Promise<WriteOutcome>,
   ) =>
     prefersAsync(request)
       ? app.writeJobs.start(request, reply, operation, (complete) =>
