@@ -108,14 +108,14 @@ export async function searchKind(
       page: request.page,
       async count() {
         // Built only when a count runs (most requests find their total remembered).
-        const result = await buildSearchQuery(db as never, kind, request).count.executeTakeFirstOrThrow()
+        const result = await buildSearchQuery(db, kind, request).count.executeTakeFirstOrThrow()
         return { value: Number(result.count), version: result[DATA_VERSION] }
       },
       currentVersion: () => readDataVersion(db, kind, searchReads(request.byPriceList)),
       // The natural order has an index on every table a search reads; a requested sort may not.
       walkable: request.page.sort.length === 0,
       async readRows(fenced, walk) {
-        const rows = await buildSearchQuery(db as never, kind, request, { fenced, walk }).page.execute()
+        const rows = await buildSearchQuery(db, kind, request, { fenced, walk }).page.execute()
         const version = rows[0]?.[DATA_VERSION] as string | undefined
         for (const row of rows) {
           delete row[DATA_VERSION]

@@ -1,4 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely'
+import type { Tables } from '../db/tables.js'
 import { messageText } from '../domain/messages.js'
 import { invalidField } from '../http/problem.js'
 import { dataVersionSql, readDataVersion, searchReads } from './catalog-state.js'
@@ -74,7 +75,7 @@ export function suggestableFields(kind: Kind, byPriceList: boolean): string[] {
 }
 
 async function fieldValues(
-  db: Kysely<any>,
+  db: Kysely<Tables>,
   kind: Kind,
   byPriceList: boolean,
   column: RawBuilder<unknown>,
@@ -192,7 +193,7 @@ function* similarValues(list: FieldValues, wanted: Set<string>): Generator<{ ind
 
 /** The suggestions for `query` in a kind's text field; 400 naming `field` or `q` when they are unusable. */
 export async function suggest(
-  db: Kysely<any>,
+  db: Kysely<Tables>,
   kind: Kind,
   request: { readonly field: string; readonly q: string; readonly byPriceList: boolean; readonly limit?: number },
   cache?: ResultCache,
