@@ -182,7 +182,7 @@ export async function readDataVersion(db: Kysely<Tables>, kind: Kind, reads: Kin
 }
 
 /** How long the change log keeps a write's ids: long enough for every instance to have caught up since. */
-export const CHANGE_LOG_RETENTION_SECONDS = 600
+const CHANGE_LOG_RETENTION_SECONDS = 600
 
 /**
  * Drops the kind's change-log rows older than the retention, moving `changes_from` past them (a reader still

@@ -75,7 +75,7 @@ function itemFieldSchema(field: ItemField): TSchema {
 }
 
 /** The item of a kind's search page: every field present, `null` where unknown. */
-export function searchItemSchema(kind: Kind) {
+function searchItemSchema(kind: Kind) {
   const properties: Record<string, TSchema> = {}
   for (const field of kind.itemFields) properties[field.name] = itemFieldSchema(field)
   return Type.Object(properties, { title: `${kind.title} item` })
@@ -87,7 +87,7 @@ function numericFieldsOf(kind: Kind): string[] {
 }
 
 /** Runs one search: its page and exact total, read as `readCountedPage` says (fenced, cached per version). */
-export async function searchKind(
+async function searchKind(
   db: Kysely<Tables>,
   kind: Kind,
   request: SearchRequest,

@@ -20,7 +20,7 @@ import { fieldSql } from './search-query.js'
 
 export const MAX_SUGGESTIONS = 10
 /** pg_trgm's default `similarity_threshold`. */
-export const SIMILARITY_THRESHOLD = 0.3
+const SIMILARITY_THRESHOLD = 0.3
 
 export type SuggestionMatch = 'prefix' | 'substring' | 'similar'
 
@@ -70,7 +70,7 @@ export function similarity(a: Set<string>, b: Set<string>): number {
 }
 
 /** The text fields a kind can suggest in a mode. */
-export function suggestableFields(kind: Kind, byPriceList: boolean): string[] {
+function suggestableFields(kind: Kind, byPriceList: boolean): string[] {
   return facetFields(kind, byPriceList).text.map((field) => field.name)
 }
 

@@ -119,7 +119,7 @@ export const entryTag = (row: EntryRow) => `"${row.version}"`
  * The 412's detail: an older tag means the entry was changed since the client read it; a tag the entry never had
  * (a newer version, or not a version at all) is said to be one, rather than blamed on a change.
  */
-export function staleTagDetail(id: string, header: string, row: EntryRow): string {
+function staleTagDetail(id: string, header: string, row: EntryRow): string {
   const current = entryTag(row)
   const versions = header
     .split(',')
@@ -132,7 +132,7 @@ export function staleTagDetail(id: string, header: string, row: EntryRow): strin
   return messageText('entry.neverHadVersion', { id, tag: header.trim(), current })
 }
 
-export function ifMatchAllows(header: string | undefined, row: EntryRow): boolean {
+function ifMatchAllows(header: string | undefined, row: EntryRow): boolean {
   if (header === undefined) return true
   const current = entryTag(row)
   return header
@@ -150,7 +150,7 @@ export interface ListingRequest {
   readonly timezone: string
 }
 
-export function orderExpressions(column: SortColumn): RawBuilder<unknown>[] {
+function orderExpressions(column: SortColumn): RawBuilder<unknown>[] {
   // Ties end on the id, so pages never overlap or skip; PARAMETERS compares normalised text byte-wise (the
   // same order on every server, served by an index).
   switch (column) {
