@@ -2,10 +2,7 @@ import type { FastifyContextConfig, FastifyInstance } from 'fastify'
 import FindMyWay, { type HTTPMethod } from 'find-my-way'
 import { pathOf } from './problem.js'
 
-/*
- * Every route of the application (registered after the table), and a router of their patterns that tells which
- * methods a concrete path has: behind 405's `Allow`, OPTIONS, and the tests that walk every route.
- */
+/* The routes of the application: behind 405's `Allow`, OPTIONS, and the tests that walk every route. */
 
 /** A route as registered: its method, URL pattern and options (schema, config). */
 export interface KnownRoute {
@@ -21,11 +18,11 @@ export interface KnownRoute {
 const methodOrder = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
 
 /**
- * Every route of the application (registered after the problem handlers), and a router of their patterns that
- * tells which methods a concrete path has. Catch-all `*` routes (the CORS preflight) match every path, so they
- * are listed but do not make a path known.
+ * Every route of the application (registered after {@link registerRouteTable}), and a router of their patterns
+ * that tells which methods a concrete path has. Catch-all `*` routes (the CORS preflight) match every path, so
+ * they are listed but do not make a path known.
  */
-export class RouteTable {
+class RouteTable {
   readonly routes: KnownRoute[] = []
   private readonly router = FindMyWay({ ignoreTrailingSlash: false })
   private readonly methods = new Set<string>()
