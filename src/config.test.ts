@@ -46,6 +46,46 @@ describe('configuration of authentication and limits', () => {
     assert.match(refusal({ AUTH_MODE: 'oauth' }), /^AUTH_MODE: must be one of none, jwt/)
   })
 
+  test("the web app's sign-in: off by default, else the issuer, the client id and the scopes", () => {
+    assert.equal(loadConfig({}).webSignIn, undefined)
+    const jwks = { AUTH_MODE: 'jwt', AUTH_JWKS_URL: 'https://id.example/realms/shops/protocol/openid-connect/certs' }
+    assert.equal(loadConfig({ ...jwks, AUTH_ISSUER: 'https://id.example/realms/shops' }).webSignIn, undefined)
+    const config = loadConfig({
+      ...jwks,
+      AUTH_ISSUER: 'https://id.example/realms/shops',
+      WEB_OIDC_CLIENT_ID: 'optics-catalog-web',
+    })
+    assert.deepEqual(config.webSignIn, {
+      issuer: 'https://id.example/realms/shops',
+      clientId: 'optics-catalog-web',
+      scopes: 'openid profile',
+    })
+    const local = loadConfig({
+      ...jwks,
+      AUTH_ISSUER: 'http://127.0.0.1:9000/oidc',
+      WEB_OIDC_CLIENT_ID: 'web',
+      WEB_OIDC_SCOPES: 'openid profile offline_access',
+    })
+    assert.equal(local.webSignIn?.scopes, 'openid profile offline_access')
+  })
+
+  test("the web app's sign-in is refused without jwt, without an issuer, over plain http elsewhere, without openid", () => {
+    const jwks = { AUTH_MODE: 'jwt', AUTH_JWKS_URL: 'https://id.example/certs' }
+    assert.match(refusal({ WEB_OIDC_CLIENT_ID: 'web' }), /^WEB_OIDC_CLIENT_ID: needs AUTH_MODE=jwt/)
+    assert.match(refusal({ ...jwks, WEB_OIDC_CLIENT_ID: 'web' }), /^AUTH_ISSUER: the web app's sign-in .* needs/)
+    for (const issuer of ['http://id.example/realms/shops', 'id.example', 'https://id.example/?realm=x']) {
+      assert.match(
+        refusal({ ...jwks, AUTH_ISSUER: issuer, WEB_OIDC_CLIENT_ID: 'web' }),
+        new RegExp(
+          `^AUTH_ISSUER: the web app's sign-in needs an https:// issuer URL.*\\(got '${issuer.replace(/[?.]/g, '\\$&')}'\\)$`,
+        ),
+      )
+    }
+    const issued = { ...jwks, AUTH_ISSUER: 'https://id.example', WEB_OIDC_CLIENT_ID: 'web' }
+    assert.match(refusal({ ...issued, WEB_OIDC_SCOPES: 'profile email' }), /^WEB_OIDC_SCOPES: must include openid/)
+    assert.match(refusal({ ...issued, WEB_OIDC_SCOPES: 'openid  "profile"' }), /^WEB_OIDC_SCOPES: must be scope words/)
+  })
+
   test('AUTH_MAX_TOKEN_AGE reads a duration (default 24 h); the read role and actuator tokens need jwt', () => {
     const jwt = { AUTH_MODE: 'jwt', AUTH_JWT_SECRET: SECRET }
     assert.equal(loadConfig(jwt).auth.maxTokenAgeSeconds, 86_400)

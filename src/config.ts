@@ -30,6 +30,12 @@ const EnvSchema = Type.Object({
   }),
   AUTH_PRICES_READ: Type.Union([Type.Literal('off'), Type.Literal('on')], { default: 'off' }),
   ACTUATOR_AUTH: Type.Union([Type.Literal('false'), Type.Literal('true')], { default: 'false' }),
+  WEB_OIDC_CLIENT_ID: Type.Optional(Type.String({ minLength: 1 })),
+  WEB_OIDC_SCOPES: Type.String({
+    pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+( [\\x21\\x23-\\x5B\\x5D-\\x7E]+)*$',
+    default: 'openid profile',
+    description: 'scope words separated by single spaces (e.g. openid profile)',
+  }),
   BUSINESS_TIMEZONE: Type.String({ minLength: 1, default: 'Europe/Moscow' }),
   MAX_PAGE_SIZE: Type.Integer({ minimum: 1, maximum: 100_000, default: 2000 }),
   MESSAGES_LANGUAGE: Type.Union([Type.Literal('en'), Type.Literal('ru')], { default: 'ru' }),
@@ -94,6 +100,11 @@ export interface Config {
     /** `/actuator/info` and `/actuator/prometheus` need a valid token too (health probes stay open). */
     readonly actuatorAuth: boolean
   }
+  /**
+   * The web app's sign-in through the OpenID Connect provider (Authorization Code with PKCE), served to the page;
+   * undefined without `WEB_OIDC_CLIENT_ID` (and always with `AUTH_MODE=none`).
+   */
+  readonly webSignIn: WebSignIn | undefined
   readonly businessTimezone: string
   readonly maxPageSize: number
   /** The language of problem details when a request's Accept-Language asks for neither English nor Russian. */
@@ -130,6 +141,15 @@ export interface Config {
   /** `on`: searches are answered from the in-memory index (catalog/search-index); `off`: from SQL only. */
   readonly searchIndex: 'on' | 'off'
   readonly logLevel: string
+}
+
+/** What the page needs to sign a user in at the provider: a public client, no secret. */
+export interface WebSignIn {
+  /** `AUTH_ISSUER`: the provider's issuer URL, whose discovery document the page reads. */
+  readonly issuer: string
+  readonly clientId: string
+  /** Space-separated scopes the page asks for; `openid` is among them. */
+  readonly scopes: string
 }
 
 /** A configuration problem, reported as one line naming the variable. */
@@ -178,6 +198,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }
   }
   const trustProxy = parseTrustProxy(parsed.TRUST_PROXY)
+  const webSignIn = parseWebSignIn(parsed)
 
   return Object.freeze({
     port: parsed.PORT,
@@ -201,6 +222,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       pricesRead: parsed.AUTH_PRICES_READ,
       actuatorAuth: parsed.ACTUATOR_AUTH === 'true',
     }),
+    webSignIn,
     businessTimezone: parsed.BUSINESS_TIMEZONE,
     maxPageSize: parsed.MAX_PAGE_SIZE,
     messagesLanguage: parsed.MESSAGES_LANGUAGE,
@@ -288,6 +310,34 @@ export function redactSecrets(message: string, env: Record<string, string | unde
     if (trimmed !== value && trimmed.length >= 4) text = text.split(trimmed).join(`<${variable}>`)
   }
   return text
+}
+
+/**
+ * `WEB_OIDC_CLIENT_ID` (with `AUTH_MODE=jwt` and `AUTH_ISSUER`) and `WEB_OIDC_SCOPES`: the page's sign-in. The
+ * issuer must be an https URL (plain http only on a loopback host, for a provider on the same machine), as OpenID
+ * Connect Discovery requires, and the scopes must ask for `openid` (the page checks the ID token's nonce).
+ */
+function parseWebSignIn(parsed: Env): WebSignIn | undefined {
+  const clientId = parsed.WEB_OIDC_CLIENT_ID
+  if (clientId === undefined) return undefined
+  if (parsed.AUTH_MODE !== 'jwt') {
+    throw new ConfigError('WEB_OIDC_CLIENT_ID: needs AUTH_MODE=jwt (with AUTH_MODE=none the web app has no sign-in)')
+  }
+  const issuer = parsed.AUTH_ISSUER
+  if (issuer === undefined) {
+    throw new ConfigError("AUTH_ISSUER: the web app's sign-in (WEB_OIDC_CLIENT_ID) needs the provider's issuer URL")
+  }
+  const url = URL.canParse(issuer) ? new URL(issuer) : undefined
+  const loopbackHttp = url?.protocol === 'http:' && isLoopback(url.hostname.replace(/^\[|\]$/g, ''))
+  if (url === undefined || !(url.protocol === 'https:' || loopbackHttp) || url.search !== '' || url.hash !== '') {
+    throw new ConfigError(
+      `AUTH_ISSUER: the web app's sign-in needs an https:// issuer URL without query or fragment (http:// only on a loopback host)${shown('AUTH_ISSUER', issuer)}`,
+    )
+  }
+  if (!parsed.WEB_OIDC_SCOPES.split(' ').includes('openid')) {
+    throw new ConfigError(`WEB_OIDC_SCOPES: must include openid${shown('WEB_OIDC_SCOPES', parsed.WEB_OIDC_SCOPES)}`)
+  }
+  return Object.freeze({ issuer, clientId, scopes: parsed.WEB_OIDC_SCOPES })
 }
 
 /** `TRUST_PROXY`: empty or `false`, `true`, or comma-separated addresses and CIDR ranges of the proxies. */

@@ -16,5 +16,6 @@ export default defineConfig({
     modulePreload: false,
     reportCompressedSize: true,
   },
-  server: { proxy: { '/api': 'http://127.0.0.1:8080' } },
+  // The dev server's page calls the service for its API and for its sign-in settings.
+  server: { proxy: { '/api': 'http://127.0.0.1:8080', '/web-config.json': 'http://127.0.0.1:8080' } },
 })

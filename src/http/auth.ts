@@ -97,7 +97,7 @@ function bearerToken(request: FastifyRequest): string | undefined {
  * cached by `jose`, refetched for an unknown key id) and the claims every token must satisfy.
  * Returns the principal, or throws a 401 (bad token) or 503 (the provider's keys cannot be fetched).
  */
-function tokenVerifier(auth: Config['auth']): (token: string) => Promise<Principal> {
+export function tokenVerifier(auth: Config['auth']): (token: string) => Promise<Principal> {
   const remote = auth.jwksUrl !== undefined
   const key: Uint8Array | JWTVerifyGetKey = remote
     ? createRemoteJWKSet(new URL(auth.jwksUrl!))

@@ -148,7 +148,7 @@ if (!existsSync(CHROMIUM)) {
       await input.pressSequentially(fragment, { delay: 40 })
       const typed = performance.now()
       await waitForTotal(expected)
-      // Measured, not asserted: the typing pause (80 ms), the search and the drawing, on a loaded machine.
+      // Measured, not asserted: the typing pause (40 ms), the search and the drawing, on a loaded machine.
       t.diagnostic(`results updated ${Math.round(performance.now() - typed)} ms after the last keystroke`)
       await input.fill('')
       await page.keyboard.press('Escape')

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { Api, isAbort, type KindForm } from './api.js'
+import { type SignIn, useSignIn } from './auth/use-sign-in.js'
 import { BulkChangeScreen } from './desk/bulk-wizard.js'
 import { ChangeLogScreen } from './desk/change-log.js'
 import { PriceListScreen } from './desk/price-list.js'
@@ -13,7 +14,7 @@ import {
   translate,
 } from './i18n/index.js'
 import { SearchScreen } from './search/search-screen.js'
-import { anonymousSession, type Session, SessionContext } from './session.js'
+import { SessionContext } from './session.js'
 
 /** Translates with the page's language; passed down so every text comes from the catalogues. */
 export type Translate = (key: MessageKey, values?: Record<string, string | number>) => string
@@ -37,16 +38,20 @@ function currentRoute(): Route {
   return screens.find((screen) => screen.route === path)?.route ?? '#/'
 }
 
-/** The page: a header with the language switch, and the counter search drawn from the kinds' forms. */
+/**
+ * The page: a header with the language switch (and, signed in, the user with a sign-out), and the counter search
+ * drawn from the kinds' forms.
+ */
 export function App() {
   const [language, setLanguage] = useState<Language>(initialLanguage)
   const [forms, setForms] = useState<readonly KindForm[] | undefined>()
   const [loadError, setLoadError] = useState<string | undefined>()
   const [route, setRoute] = useState<Route>(currentRoute)
-  const [session] = useState<Session>(anonymousSession)
+  const signIn = useSignIn()
+  const session = signIn.session
   const languageRef = useRef(language)
   languageRef.current = language
-  const api = useMemo(() => new Api(() => languageRef.current), [])
+  const api = useMemo(() => new Api(() => languageRef.current, signIn.token), [signIn.token])
   const t: Translate = (key, values) => translate(language, key, values)
 
   useEffect(() => {
@@ -61,7 +66,13 @@ export function App() {
     return () => window.removeEventListener('hashchange', follow)
   }, [])
 
+  // The provider's round trip may have brought the screen's hash back without a hashchange.
   useEffect(() => {
+    if (signIn.ready) setRoute(currentRoute())
+  }, [signIn.ready])
+
+  useEffect(() => {
+    if (!signIn.ready) return
     const controller = new AbortController()
     api
       .kinds(controller.signal)
@@ -70,7 +81,7 @@ export function App() {
         if (!isAbort(error)) setLoadError(String((error as Error).message ?? error))
       })
     return () => controller.abort()
-  }, [api])
+  }, [api, signIn.ready])
 
   return (
     <SessionContext.Provider value={session}>
@@ -93,16 +104,27 @@ export function App() {
             ))}
           </select>
         </label>
+        <SessionBar signIn={signIn} t={t} />
       </header>
       <main>
-        {loadError ? (
+        {signIn.state.status === 'signed-in' && signIn.state.expired ? (
+          <p role="alert" class="banner">
+            {t('sessionExpired')}{' '}
+            <button type="button" onClick={signIn.signIn}>
+              {t('signInAgain')}
+            </button>
+          </p>
+        ) : null}
+        {!signIn.ready ? (
+          <SignInScreen signIn={signIn} t={t} />
+        ) : loadError ? (
           <p role="alert">{t('loadFailed', { reason: loadError })}</p>
         ) : route === '#/prices' ? (
-          <PriceListScreen api={api} t={t} />
+          <PriceListScreen api={api} language={language} t={t} />
         ) : route === '#/prices/bulk' ? (
           <BulkChangeScreen api={api} t={t} />
         ) : route === '#/prices/changes' ? (
-          <ChangeLogScreen api={api} t={t} />
+          <ChangeLogScreen api={api} language={language} t={t} />
         ) : route === '#/prices/transfer' ? (
           <TransferScreen api={api} t={t} />
         ) : forms ? (
@@ -112,5 +134,43 @@ export function App() {
         )}
       </main>
     </SessionContext.Provider>
+  )
+}
+
+/** The signed-in user's name, a read-only mark when the token lacks `prices:write`, and the sign-out. */
+function SessionBar({ signIn, t }: { readonly signIn: SignIn; readonly t: Translate }) {
+  if (signIn.state.status !== 'signed-in') return null
+  const { user, canWrite } = signIn.session
+  return (
+    <div class="session">
+      <span class="user">{t('signedInAs', { name: user ?? '?' })}</span>
+      {canWrite ? null : (
+        <span class="read-only" title={t('readOnlyHint')}>
+          {t('readOnly')}
+        </span>
+      )}
+      <button type="button" onClick={signIn.signOut}>
+        {t('signOut')}
+      </button>
+    </div>
+  )
+}
+
+/** What shows while the page signs in, after a sign-out, or when the sign-in failed or is not configured. */
+function SignInScreen({ signIn, t }: { readonly signIn: SignIn; readonly t: Translate }) {
+  const { state } = signIn
+  if (state.status === 'unavailable') return <p role="alert">{t('signInUnavailable')}</p>
+  if (state.status !== 'signed-out' && state.status !== 'failed') return <p>{t('signingIn')}</p>
+  return (
+    <section class="sign-in">
+      {state.status === 'failed' ? (
+        <p role="alert">{t('signInFailed', { reason: state.reason })}</p>
+      ) : (
+        <p>{t('signedOut')}</p>
+      )}
+      <button type="button" onClick={signIn.signIn}>
+        {t('signIn')}
+      </button>
+    </section>
   )
 }

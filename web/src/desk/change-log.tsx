@@ -1,7 +1,251 @@
-import type { Api } from '../api.js'
+import { useEffect, useMemo, useState } from 'preact/hooks'
+import { type Api, isAbort } from '../api.js'
 import type { Translate } from '../app.js'
+import type { Language } from '../i18n/index.js'
+import { useSession } from '../session.js'
+import { ConfirmDialog } from './confirm-dialog.js'
+import { actionLabel, conflictLabel, entryRoute, formatMoment } from './desk-format.js'
+import {
+  type PageOf,
+  type PriceChange,
+  PriceProblem,
+  PricesApi,
+  type RevertConflict,
+  type RevertResult,
+} from './prices-api.js'
+import './desk.css'
 
-/** The change log of the glass price list, with revert. */
-export function ChangeLogScreen({ t }: { readonly api: Api; readonly t: Translate }) {
-  return <h2>{t('changeLog')}</h2>
+/*
+ * The change log of the glass price list, newest first: every create, update, delete, bulk change, import and
+ * revert, with who, when and what was asked. A change is reverted with its button (after a confirmation); the
+ * answer says what was restored and, entry by entry, what was left alone and why.
+ */
+
+const PAGE_SIZE = 20
+
+/** What a revert answered: its result, or the refusal explained (409: all conflicts, or reverted before). */
+type Outcome =
+  | { readonly kind: 'done'; readonly result: RevertResult }
+  | {
+      readonly kind: 'conflicts'
+      readonly change: number
+      readonly conflicts: readonly RevertConflict[]
+      count: number
+    }
+  | { readonly kind: 'already'; readonly change: number; readonly revertedBy: number }
+  | { readonly kind: 'failed'; readonly change: number; readonly message: string }
+
+/** A change's parameters in one line (`filter.manufacturer=safilo, coefficient=1.15`), nested keys dotted. */
+function parameterText(parameters: Readonly<Record<string, unknown>>, prefix = ''): string[] {
+  return Object.entries(parameters).flatMap(([key, value]) => {
+    if (value === null || value === undefined || value === '') return []
+    if (typeof value === 'object' && !Array.isArray(value)) {
+      return parameterText(value as Record<string, unknown>, `${prefix}${key}.`)
+    }
+    return [`${prefix}${key}=${Array.isArray(value) ? value.join(',') : String(value)}`]
+  })
+}
+
+interface ChangeLogProps {
+  readonly api: Api
+  readonly language: Language
+  readonly t: Translate
+}
+
+export function ChangeLogScreen({ api, language, t }: ChangeLogProps) {
+  const prices = useMemo(() => new PricesApi(api), [api])
+  const { canWrite } = useSession()
+  const [page, setPage] = useState(0)
+  const [reloads, setReloads] = useState(0)
+  const [changes, setChanges] = useState<PageOf<PriceChange> | undefined>()
+  const [error, setError] = useState<string | undefined>()
+  const [asking, setAsking] = useState<PriceChange | undefined>()
+  const [busy, setBusy] = useState(false)
+  const [outcome, setOutcome] = useState<Outcome | undefined>()
+
+  useEffect(() => {
+    const controller = new AbortController()
+    prices
+      .changes(page, PAGE_SIZE, controller.signal)
+      .then((answer) => {
+        setChanges(answer)
+        setError(undefined)
+      })
+      .catch((reason: unknown) => {
+        if (!isAbort(reason)) setError((reason as Error).message)
+      })
+    return () => controller.abort()
+  }, [prices, page, reloads])
+
+  const revert = async (change: PriceChange) => {
+    setBusy(true)
+    try {
+      setOutcome({ kind: 'done', result: await prices.revert(change.id) })
+    } catch (reason) {
+      const problem = reason instanceof PriceProblem ? reason.problem : {}
+      if (problem.code === 'revert-conflicts') {
+        setOutcome({
+          kind: 'conflicts',
+          change: change.id,
+          conflicts: problem.conflicts ?? [],
+          count: problem.conflictCount ?? problem.conflicts?.length ?? 0,
+        })
+      } else if (problem.code === 'already-reverted' && problem.revertedBy !== undefined) {
+        setOutcome({ kind: 'already', change: change.id, revertedBy: problem.revertedBy })
+      } else {
+        setOutcome({ kind: 'failed', change: change.id, message: (reason as Error).message })
+      }
+    }
+    setBusy(false)
+    setAsking(undefined)
+    setReloads((count) => count + 1)
+  }
+
+  const conflictList = (conflicts: readonly RevertConflict[], count: number) => (
+    <>
+      <ul class="conflicts">
+        {conflicts.map((conflict) => (
+          <li key={conflict.entryId}>
+            <a href={entryRoute(conflict.entryId)}>{t('deskEntryNumber', { id: conflict.entryId })}</a>
+            {': '}
+            {t(conflictLabel[conflict.reason])}
+          </li>
+        ))}
+      </ul>
+      {count > conflicts.length ? <p>{t('deskMoreConflicts', { count: count - conflicts.length })}</p> : null}
+    </>
+  )
+
+  const lastPage = changes ? Math.max(changes.totalPages - 1, 0) : 0
+
+  return (
+    <div class="desk">
+      <h2>{t('changeLog')}</h2>
+      {outcome?.kind === 'done' ? (
+        <div class="notice status revert-outcome" role="status">
+          <p>
+            {t('deskReverted', {
+              change: outcome.result.reverted,
+              batch: outcome.result.batch,
+              restored: outcome.result.restoredCount,
+              conflicts: outcome.result.conflictCount,
+            })}
+          </p>
+          {outcome.result.conflictCount > 0 ? (
+            <>
+              <p>{t('deskLeftAlone')}</p>
+              {conflictList(outcome.result.conflicts, outcome.result.conflictCount)}
+            </>
+          ) : null}
+        </div>
+      ) : outcome?.kind === 'conflicts' ? (
+        <div class="notice alert revert-outcome" role="alert">
+          <p>{t('deskNothingReverted', { change: outcome.change })}</p>
+          {conflictList(outcome.conflicts, outcome.count)}
+        </div>
+      ) : outcome?.kind === 'already' ? (
+        <p class="notice alert revert-outcome" role="alert">
+          {t('deskAlreadyReverted', { change: outcome.change, batch: outcome.revertedBy })}
+        </p>
+      ) : outcome?.kind === 'failed' ? (
+        <p class="notice alert revert-outcome" role="alert">
+          {t('deskRevertFailed', { change: outcome.change, reason: outcome.message })}
+        </p>
+      ) : null}
+      {error ? <p role="alert">{t('loadFailed', { reason: error })}</p> : null}
+
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard */}
+      <section class="table-scroll" aria-label={t('changeLog')} tabIndex={0}>
+        <table class="results change-log">
+          <caption>
+            {t('changeLog')}
+            {changes ? `: ${t('deskChangesTotal', { total: changes.totalElements })}` : ''}
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">{t('deskChange')}</th>
+              <th scope="col">{t('deskWhen')}</th>
+              <th scope="col">{t('deskWho')}</th>
+              <th scope="col">{t('deskWhat')}</th>
+              <th scope="col">{t('deskEntries')}</th>
+              <th scope="col">{t('deskParameters')}</th>
+              <th scope="col">{t('deskRevertState')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {changes?.content.map((change) => {
+              const entryId = change.parameters.id
+              return (
+                <tr key={change.id} id={`change-${change.id}`}>
+                  <td class="number">{change.id}</td>
+                  <td>{formatMoment(change.createdAt, language)}</td>
+                  <td>{change.user}</td>
+                  <td>
+                    {t(actionLabel[change.action])}
+                    {change.reverts !== null ? ` ${t('deskRevertsChange', { id: change.reverts })}` : ''}
+                  </td>
+                  <td class="number">{change.changedCount}</td>
+                  <td>
+                    {typeof entryId === 'number' ? (
+                      <a href={entryRoute(entryId)}>{t('deskEntryNumber', { id: entryId })}</a>
+                    ) : (
+                      <code>{parameterText(change.parameters).join(', ')}</code>
+                    )}
+                  </td>
+                  <td>
+                    {change.revertedBy !== null ? (
+                      t('deskRevertedBy', { id: change.revertedBy })
+                    ) : canWrite ? (
+                      <button
+                        type="button"
+                        data-action="revert"
+                        aria-label={t('deskRevertChange', { id: change.id })}
+                        onClick={() => {
+                          setOutcome(undefined)
+                          setAsking(change)
+                        }}
+                      >
+                        {t('deskRevert')}
+                      </button>
+                    ) : (
+                      t('emptyValue')
+                    )}
+                  </td>
+                </tr>
+              )
+            })}
+            {changes && changes.content.length === 0 ? (
+              <tr>
+                <td colSpan={7}>{t('deskNoChanges')}</td>
+              </tr>
+            ) : null}
+          </tbody>
+        </table>
+      </section>
+
+      <nav class="pager" aria-label={t('paging')}>
+        <button type="button" disabled={page <= 0} onClick={() => setPage(page - 1)}>
+          {t('previousPage')}
+        </button>
+        <span aria-live="polite">{t('page', { page: page + 1, pages: Math.max(changes?.totalPages ?? 1, 1) })}</span>
+        <button type="button" disabled={page >= lastPage} onClick={() => setPage(page + 1)}>
+          {t('nextPage')}
+        </button>
+      </nav>
+
+      {asking ? (
+        <ConfirmDialog
+          id="confirm-revert"
+          title={t('deskRevertQuestion', { id: asking.id })}
+          confirm={t('deskRevert')}
+          cancel={t('deskCancel')}
+          busy={busy}
+          onConfirm={() => void revert(asking)}
+          onClose={() => setAsking(undefined)}
+        >
+          <p>{t('deskRevertExplained')}</p>
+        </ConfirmDialog>
+      ) : null}
+    </div>
+  )
 }

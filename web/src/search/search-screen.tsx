@@ -25,7 +25,7 @@ const PAGE_SIZES = [10, 20, 50, 100]
  * Typing waits this long for the next key (a newer search cancels an older one anyway, so it can be short);
  * anything else (a page, a sort, Enter) searches at once. The drop-downs' values can wait longer.
  */
-const TYPING_DELAY_MS = 80
+const TYPING_DELAY_MS = 40
 const FACETS_DELAY_MS = 250
 const STATUS_POLL_MS = 5_000
 

@@ -1,0 +1,104 @@
+import { useEffect, useRef, useState } from 'preact/hooks'
+import { isAbort } from '../api.js'
+import type { Translate } from '../app.js'
+import type { Language } from '../i18n/index.js'
+import { actionLabel, fieldLabel, formatMoment, formatMoney } from './desk-format.js'
+import type { HistoryItem, PageOf, PricesApi } from './prices-api.js'
+
+interface EntryHistoryProps {
+  readonly prices: PricesApi
+  readonly id: number
+  /** Bumped after a write of the entry, so the history shows it. */
+  readonly version: number
+  readonly language: Language
+  readonly t: Translate
+  readonly onClose: () => void
+}
+
+/** An entry's changes, newest first: who, when, what kind of change, and field by field old → new. */
+export function EntryHistory({ prices, id, version, language, t, onClose }: EntryHistoryProps) {
+  const [page, setPage] = useState(0)
+  const [history, setHistory] = useState<PageOf<HistoryItem> | undefined>()
+  const [error, setError] = useState<string | undefined>()
+  const heading = useRef<HTMLHeadingElement>(null)
+
+  useEffect(() => heading.current?.focus(), [])
+
+  useEffect(() => {
+    const controller = new AbortController()
+    prices
+      .history(id, page, controller.signal)
+      .then((answer) => {
+        setHistory(answer)
+        setError(undefined)
+      })
+      .catch((reason: unknown) => {
+        if (!isAbort(reason)) setError((reason as Error).message)
+      })
+    return () => controller.abort()
+  }, [prices, id, page, version])
+
+  const value = (field: string, raw: string | number | null) =>
+    raw === null ? t('emptyValue') : field === 'price' || field === 'purchase' ? formatMoney(raw, language) : raw
+
+  return (
+    <section class="history" aria-labelledby="history-title">
+      <div class="history-head">
+        <h3 id="history-title" ref={heading} tabIndex={-1}>
+          {t('deskHistoryOf', { id })}
+        </h3>
+        <button type="button" onClick={onClose}>
+          {t('deskClose')}
+        </button>
+      </div>
+      {error ? <p role="alert">{t('loadFailed', { reason: error })}</p> : null}
+      {history && history.content.length === 0 ? <p>{t('deskNoHistory')}</p> : null}
+      {history && history.content.length > 0 ? (
+        <table class="results history-table">
+          <caption class="visually-hidden">{t('deskHistoryOf', { id })}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{t('deskWhen')}</th>
+              <th scope="col">{t('deskWho')}</th>
+              <th scope="col">{t('deskWhat')}</th>
+              <th scope="col">{t('deskFieldChanges')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {history.content.map((item) => (
+              <tr key={item.batch}>
+                <td>{formatMoment(item.changedAt, language)}</td>
+                <td>{item.user}</td>
+                <td>
+                  {t(actionLabel[item.action])} <span class="muted">{t('deskChangeNumber', { id: item.batch })}</span>
+                </td>
+                <td>
+                  <ul class="field-changes">
+                    {item.changes.map((change) => (
+                      <li key={change.field}>
+                        {t(fieldLabel[change.field])}: <span class="old">{value(change.field, change.oldValue)}</span>
+                        {' → '}
+                        <span class="new">{value(change.field, change.newValue)}</span>
+                      </li>
+                    ))}
+                  </ul>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {history && history.totalPages > 1 ? (
+        <nav class="pager" aria-label={t('deskHistoryPages')}>
+          <button type="button" disabled={page <= 0} onClick={() => setPage(page - 1)}>
+            {t('previousPage')}
+          </button>
+          <span>{t('page', { page: page + 1, pages: history.totalPages })}</span>
+          <button type="button" disabled={page >= history.totalPages - 1} onClick={() => setPage(page + 1)}>
+            {t('nextPage')}
+          </button>
+        </nav>
+      ) : null}
+    </section>
+  )
+}
