@@ -4,7 +4,7 @@ import { type PageCaches, readCountedPage } from '../catalog/counted-page.js'
 import { glasses } from '../catalog/kinds.js'
 import type { SearchIndex } from '../catalog/search-index/search-index.js'
 import { DATA_VERSION } from '../catalog/search-query.js'
-import type { Tables } from '../db/tables.js'
+import { bigintId, type Tables } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
 import { checkDecimal } from '../domain/decimal.js'
 import { canonicalText, keyTextProblem } from '../domain/key-text.js'
@@ -311,18 +311,14 @@ export async function* glassPricePages(
 
 /** The entry with this id (decimal text), or undefined. */
 export async function findGlassPrice(db: Kysely<Tables>, id: string): Promise<EntryRow | undefined> {
-  return db
-    .selectFrom('glasses_price')
-    .selectAll()
-    .where('id', '=', id as unknown as number)
-    .executeTakeFirst()
+  return db.selectFrom('glasses_price').selectAll().where('id', '=', bigintId(id)).executeTakeFirst()
 }
 
 async function lockEntry(db: Kysely<Tables>, id: string): Promise<EntryRow> {
   const row = await db
     .selectFrom('glasses_price')
     .selectAll()
-    .where('id', '=', id as unknown as number)
+    .where('id', '=', bigintId(id))
     .forUpdate()
     .executeTakeFirst()
   if (!row) throw entryNotFound(messageText('entry.notFound', { id }))
@@ -337,7 +333,7 @@ async function rejectDuplicate(db: Kysely<Tables>, input: GlassPriceInput, excep
     .where(sql<SqlBool>`optics_norm(manufacturer) = optics_norm(${input.manufacturer})`)
     .where(sql<SqlBool>`optics_norm(brand) = optics_norm(${input.brand})`)
     .where(sql<SqlBool>`optics_norm(model) = optics_norm(${input.model})`)
-  if (exceptId !== undefined) query = query.where('id', '<>', exceptId as unknown as number)
+  if (exceptId !== undefined) query = query.where('id', '<>', bigintId(exceptId))
   const existing = await query.limit(1).executeTakeFirst()
   if (existing) {
     throw conflict('duplicate-key', messageText('entry.duplicate', { ...input, id: String(existing.id) }), {
@@ -388,7 +384,7 @@ export async function updateGlassPrice(
         updated_by: user,
         version: sql<number>`version + 1`,
       })
-      .where('id', '=', id as unknown as number)
+      .where('id', '=', bigintId(id))
       .where(
         sql<SqlBool>`(manufacturer, brand, model, price, purchase) IS DISTINCT FROM
           (${input.manufacturer}, ${input.brand}, ${input.model}, ${input.price}::numeric, ${input.purchase}::numeric)`,
@@ -406,10 +402,7 @@ export async function deleteGlassPrice(db: Kysely<Tables>, id: string, user: str
   await inTransaction(db, async (trx) => {
     const before = await lockEntry(trx, id)
     if (!ifMatchAllows(ifMatch, before)) throw preconditionFailed(staleTagDetail(id, ifMatch ?? '', before))
-    await trx
-      .deleteFrom('glasses_price')
-      .where('id', '=', id as unknown as number)
-      .execute()
+    await trx.deleteFrom('glasses_price').where('id', '=', bigintId(id)).execute()
     await recordChange(
       trx,
       { action: 'DELETE', user, parameters: { id: Number(id) } },

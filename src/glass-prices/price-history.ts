@@ -1,6 +1,6 @@
 import { type Kysely, type Selectable, sql } from 'kysely'
 import { lockForTransaction } from '../db/advisory-lock.js'
-import type { GlassesPriceTable, Tables } from '../db/tables.js'
+import { bigintId, type GlassesPriceTable, type Tables } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
 import { messageText } from '../domain/messages.js'
 import { buildPage, type Page, type PageRequest, resolveTotal } from '../http/page.js'
@@ -122,7 +122,7 @@ export async function entryHistory(
   entryId: string,
   page: PageRequest,
 ): Promise<Page<EntryHistoryItem>> {
-  const id = entryId as unknown as number
+  const id = bigintId(entryId)
   const changes = await db
     .selectFrom('glass_price_change as c')
     .select(['c.id', 'c.action', 'c.created_at', 'c.created_by'])
@@ -175,7 +175,7 @@ export async function hasHistory(db: Kysely<Tables>, entryId: string): Promise<b
   const row = await db
     .selectFrom('glass_price_change_row')
     .select('change_id')
-    .where('entry_id', '=', entryId as unknown as number)
+    .where('entry_id', '=', bigintId(entryId))
     .limit(1)
     .executeTakeFirst()
   return row !== undefined
@@ -229,7 +229,7 @@ export async function revertChange(db: Kysely<Tables>, changeIdText: string, use
     const original = await trx
       .selectFrom('glass_price_change')
       .selectAll()
-      .where('id', '=', changeIdText as unknown as number)
+      .where('id', '=', bigintId(changeIdText))
       .forUpdate()
       .executeTakeFirst()
     if (!original) throw entryNotFound(messageText('change.notFound', { id: changeIdText }))
