@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
+import { before, test } from 'node:test'
 import fc from 'fast-check'
-import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
-import { sql } from 'kysely'
+import type { InjectOptions, LightMyRequestResponse } from 'fastify'
+import { type Kysely, sql } from 'kysely'
 import { samples } from '../test/fixtures/catalog.js'
 import { numberedEntries, seedEntries } from '../test/fixtures/glass-prices.js'
-import { buildTestApp, eachDatabase } from '../test/harness.js'
+import { eachDatabase, useTestApp } from '../test/harness.js'
 import { insertPriceEntries, insertSkus, refreshMatview } from './catalog/catalog-repository.js'
 import { kinds } from './catalog/kinds.js'
-import type { Db } from './db/database.js'
-import { type KnownRoute, routesOf } from './http/problem.js'
+import type { Tables } from './db/tables.js'
+import { type KnownRoute, routesOf } from './http/route-table.js'
 
 /*
  * Property-based robustness of the whole API. For every route the application registers (read from its route
@@ -23,7 +23,7 @@ import { type KnownRoute, routesOf } from './http/problem.js'
 const RUNS = Math.floor(Number(process.env.FUZZ_RUNS)) || 100
 
 /** One checksum over every row of every table of the schema the suite works in. */
-async function databaseChecksum(db: Db): Promise<string> {
+async function databaseChecksum(db: Kysely<Tables>): Promise<string> {
   const { rows: tables } = await sql<{ name: string }>`
     SELECT table_name AS name FROM information_schema.tables
     WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`.execute(db)
@@ -181,16 +181,13 @@ function assertProblemBody(response: LightMyRequestResponse, said: string): void
 }
 
 eachDatabase('fuzzing every route', (ctx) => {
-  let app: FastifyInstance
-  let authApp: FastifyInstance
   let routes: readonly KnownRoute[]
+  const app = useTestApp(ctx)
+  const authApp = useTestApp(ctx, {
+    env: { AUTH_MODE: 'jwt', AUTH_JWT_SECRET: 'a-shared-secret-of-at-least-32-characters' },
+  })
 
   before(async () => {
-    app = await buildTestApp(ctx.db)
-    authApp = await buildTestApp(ctx.db, {
-      AUTH_MODE: 'jwt',
-      AUTH_JWT_SECRET: 'a-shared-secret-of-at-least-32-characters',
-    })
     for (const kind of kinds) {
       const sample = samples[kind.path]
       if (!sample) continue
@@ -199,11 +196,7 @@ eachDatabase('fuzzing every route', (ctx) => {
     }
     await seedEntries(ctx.db, numberedEntries('Fuzz', 10))
     for (const kind of kinds) await refreshMatview(ctx.db.primary, kind)
-    routes = routesOf(app).filter((route) => route.url !== '*')
-  })
-  after(async () => {
-    await app?.close()
-    await authApp?.close()
+    routes = routesOf(app()).filter((route) => route.url !== '*')
   })
 
   test('the route table lists every route of the API', () => {
@@ -229,7 +222,7 @@ eachDatabase('fuzzing every route', (ctx) => {
     let before = await databaseChecksum(ctx.db.primary)
     await fc.assert(
       fc.asyncProperty(anyRequest, async (request) => {
-        const response = await app.inject(request)
+        const response = await app().inject(request)
         const said = describeRequest(request, response)
         if (response.statusCode < 400) {
           accepted++
@@ -251,7 +244,7 @@ eachDatabase('fuzzing every route', (ctx) => {
   })
 
   test('without a valid token every API request is a 401 and changes nothing', async () => {
-    const apiRoutes = routesOf(authApp).filter((route) => route.url.startsWith('/api/'))
+    const apiRoutes = routesOf(authApp()).filter((route) => route.url.startsWith('/api/'))
     const forged = fc.oneof(
       fc.constant(undefined),
       fc.string().map((text) => `Bearer ${text}`),
@@ -269,7 +262,7 @@ eachDatabase('fuzzing every route', (ctx) => {
     const before = await databaseChecksum(ctx.db.primary)
     await fc.assert(
       fc.asyncProperty(request, async (options) => {
-        const response = await authApp.inject(options)
+        const response = await authApp().inject(options)
         const said = describeRequest(options, response)
         // A URL that does not decode is refused before anything else (400); every other request needs a token.
         assert.ok([400, 401].includes(response.statusCode), said)

@@ -14,14 +14,16 @@ import { glassPriceRoutes } from './glass-prices/glass-price-routes.js'
 import { glassPriceTransferRoutes } from './glass-prices/glass-price-transfer-routes.js'
 import { WriteJobs } from './glass-prices/write-jobs.js'
 import { registerAuthentication } from './http/auth.js'
+import { documentEdgeProblems } from './http/edge-problems.js'
+import { problemServerOptions, registerErrorHandler } from './http/error-handler.js'
 import { registerIdempotency } from './http/idempotency.js'
 import { registerJsonContentType } from './http/json-responses.js'
 import { registerMetrics } from './http/metrics.js'
 import { registerOpenApi } from './http/openapi.js'
 import { operationsRoutes } from './http/operations-routes.js'
-import { problemServerOptions, registerProblemHandlers } from './http/problem.js'
 import { registerRequestIdHeader, requestIdOf } from './http/request-id.js'
 import { registerRequestTimeout } from './http/request-timeout.js'
+import { registerRouteFallbacks } from './http/route-fallbacks.js'
 import { ProblemSchema } from './http/schemas.js'
 import { capConnections, registerSecurity, securityServerOptions } from './http/security.js'
 import { registerValidation } from './http/validation.js'
@@ -100,7 +102,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const metrics = registerMetrics(app)
   registerValidation(app)
   registerJsonContentType(app)
-  registerProblemHandlers(app)
+  registerErrorHandler(app)
+  documentEdgeProblems(app)
+  registerRouteFallbacks(app)
   app.addSchema(ProblemSchema)
   await registerSecurity(app)
   capConnections(app)

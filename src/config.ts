@@ -170,7 +170,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   let parsed: Env
   try {
-    parsed = envSchema({ schema: structuredClone(EnvSchema) as never, data, env: false }) as unknown as Env
+    parsed = envSchema({ schema: structuredClone(EnvSchema), data, env: false }) as unknown as Env
   } catch (error) {
     throw new ConfigError(describeEnvError(error, data))
   }
@@ -281,7 +281,7 @@ function describeEnvError(error: unknown, data: Record<string, string>): string 
 const SECRET_VARIABLE = /(_URL|_KEY|TOKEN|CREDENTIALS?)$|PASSWORD|PASSWD|SECRET/i
 
 /** Does the variable hold a value that must never be printed? */
-export function isSecretVariable(variable: string): boolean {
+function isSecretVariable(variable: string): boolean {
   return SECRET_VARIABLE.test(variable)
 }
 
@@ -375,7 +375,7 @@ function isValidTimezone(zone: string): boolean {
 }
 
 /** True for addresses only this machine can reach: the loopback range and `localhost`. */
-export function isLoopback(host: string): boolean {
+function isLoopback(host: string): boolean {
   if (host === 'localhost') return true
   const version = isIP(host)
   if (version === 4) return host.startsWith('127.')

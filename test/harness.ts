@@ -6,7 +6,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Readable } from 'node:stream'
-import { after, before, describe } from 'node:test'
+import { after, before, beforeEach, describe } from 'node:test'
 import { promisify } from 'node:util'
 import type { FastifyInstance } from 'fastify'
 import pg from 'pg'
@@ -181,6 +181,34 @@ export async function buildTestApp(db: Database, env: Record<string, string> = {
   const app = await buildApp({ config: testConfig(env), db, logger: false })
   await app.ready()
   return app
+}
+
+/** What {@link useTestApp} does around the suite's tests. */
+export interface TestAppOptions {
+  /** Configuration variables beyond the test defaults (see {@link testConfig}); a function is read after `setup`. */
+  readonly env?: Record<string, string> | (() => Record<string, string>)
+  /** Runs once before the app is built: the data every test of the suite reads. */
+  readonly setup?: () => Promise<unknown>
+  /** Runs before each test: empties what the tests write, so each starts from the same data. */
+  readonly beforeEach?: () => Promise<unknown>
+}
+
+/**
+ * The application of a suite, around `ctx.db`: built once before its first test (after `setup`), closed after its
+ * last. Call inside the suite's body; the getter answers the app once the suite runs (not while it is declared).
+ */
+export function useTestApp(ctx: TestContext, options: TestAppOptions = {}): () => FastifyInstance {
+  let app: FastifyInstance | undefined
+  before(async () => {
+    await options.setup?.()
+    app = await buildTestApp(ctx.db, typeof options.env === 'function' ? options.env() : options.env)
+  })
+  after(() => app?.close())
+  if (options.beforeEach) beforeEach(options.beforeEach)
+  return () => {
+    if (!app) throw new Error('the test app is built before the first test of its suite')
+    return app
+  }
 }
 
 const projectRoot = new URL('..', import.meta.url).pathname

@@ -1,7 +1,9 @@
 import { type Kysely, sql } from 'kysely'
+import type { Tables } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
 import { dataGeneration, pruneChangeLog, recordMatviewRefresh } from './catalog-state.js'
 import type { Kind } from './kind.js'
+import { kindQueries } from './kind-tables.js'
 
 /*
  * Writing a kind's price list and nomenclature by API field names, and refreshing its matview. Row-at-a-time
@@ -46,7 +48,7 @@ function toRow(fields: [string, string][], input: Readonly<Record<string, unknow
 
 /** Inserts price-list entries; returns their ids in input order. */
 export async function insertPriceEntries(
-  db: Kysely<any>,
+  db: Kysely<Tables>,
   kind: Kind,
   entries: readonly EntryInput[],
   user = 'system',
@@ -54,15 +56,15 @@ export async function insertPriceEntries(
   if (entries.length === 0) return []
   const fields = entryFieldColumns(kind)
   const rows = entries.map((entry) => ({ ...toRow(fields, entry), updated_by: user }))
-  const inserted = await db.insertInto(kind.priceTable).values(rows).returning('id').execute()
+  const inserted = await kindQueries(db).insertInto(kind.priceTable).values(rows).returning('id').execute()
   return inserted.map((row) => Number(row.id))
 }
 
 /** Inserts SKUs; returns their ids in input order. */
-export async function insertSkus(db: Kysely<any>, kind: Kind, skus: readonly SkuInput[]): Promise<number[]> {
+export async function insertSkus(db: Kysely<Tables>, kind: Kind, skus: readonly SkuInput[]): Promise<number[]> {
   if (skus.length === 0) return []
   const fields = skuFieldColumns(kind)
-  const inserted = await db
+  const inserted = await kindQueries(db)
     .insertInto(kind.skuTable)
     .values(skus.map((sku) => toRow(fields, sku)))
     .returning('id')
@@ -75,7 +77,7 @@ export async function insertSkus(db: Kysely<any>, kind: Kind, skus: readonly Sku
  * background refresher knows it is fresh. `concurrently` keeps it readable meanwhile (the usual case); the plain
  * form is faster and is what bulk loads use before the service reads.
  */
-export async function refreshMatview(db: Kysely<any>, kind: Kind, options: { concurrently?: boolean } = {}) {
+export async function refreshMatview(db: Kysely<Tables>, kind: Kind, options: { concurrently?: boolean } = {}) {
   // One transaction, so the matview's new content and its new version become visible together.
   await inTransaction(db, async (trx) => {
     // Read before the refresh starts: the refresh then shows at least this generation's data.

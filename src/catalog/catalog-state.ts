@@ -1,5 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely'
-import type { DB } from '../db/tables.js'
+import type { Tables } from '../db/tables.js'
 import type { Kind } from './kind.js'
 
 /*
@@ -94,7 +94,7 @@ export interface CatalogState {
 }
 
 /** The state of every kind, in no particular order. */
-export async function readCatalogStates(db: Kysely<DB>): Promise<CatalogState[]> {
+export async function readCatalogStates(db: Kysely<Tables>): Promise<CatalogState[]> {
   const rows = await db.selectFrom('catalog_state').selectAll().execute()
   return rows.map((row) => ({
     kind: row.kind,
@@ -112,8 +112,8 @@ export async function readCatalogStates(db: Kysely<DB>): Promise<CatalogState[]>
  * nomenclature, whatever wrote it. A cache of price-list search results keyed by it is never stale. Matview
  * results depend on {@link matviewGeneration} instead, which lags behind until the next refresh.
  */
-export async function dataGeneration(db: Kysely<any>, kind: Kind): Promise<number> {
-  const row = await (db as Kysely<DB>)
+export async function dataGeneration(db: Kysely<Tables>, kind: Kind): Promise<number> {
+  const row = await db
     .selectFrom('catalog_state')
     .select('data_generation')
     .where('kind', '=', kind.path)
@@ -122,8 +122,8 @@ export async function dataGeneration(db: Kysely<any>, kind: Kind): Promise<numbe
 }
 
 /** The data generation the kind's matview was last refreshed from (what a matview search shows). */
-export async function matviewGeneration(db: Kysely<any>, kind: Kind): Promise<number> {
-  const row = await (db as Kysely<DB>)
+export async function matviewGeneration(db: Kysely<Tables>, kind: Kind): Promise<number> {
+  const row = await db
     .selectFrom('catalog_state')
     .select('refreshed_generation')
     .where('kind', '=', kind.path)
@@ -136,12 +136,12 @@ export async function matviewGeneration(db: Kysely<any>, kind: Kind): Promise<nu
  * been read BEFORE the refresh started; never lowers what an overlapping refresh recorded.
  */
 export async function recordMatviewRefresh(
-  db: Kysely<any>,
+  db: Kysely<Tables>,
   kind: Kind,
   generation: number,
   durationMs: number,
 ): Promise<void> {
-  await (db as Kysely<DB>)
+  await db
     .updateTable('catalog_state')
     .set({
       refreshed_generation: sql<number>`greatest(refreshed_generation, ${generation})`,
@@ -176,19 +176,19 @@ export function dataVersionSql(kind: Kind, reads: KindReads): RawBuilder<string>
 export const searchReads = (byPriceList: boolean): KindReads => (byPriceList ? 'both' : 'matview')
 
 /** The version of what a query reads, now: the key a cached result must have been computed at to be served. */
-export async function readDataVersion(db: Kysely<any>, kind: Kind, reads: KindReads): Promise<string | null> {
+export async function readDataVersion(db: Kysely<Tables>, kind: Kind, reads: KindReads): Promise<string | null> {
   const { rows } = await sql<{ version: string | null }>`SELECT ${dataVersionSql(kind, reads)} AS version`.execute(db)
   return rows[0]?.version ?? null
 }
 
 /** How long the change log keeps a write's ids: long enough for every instance to have caught up since. */
-export const CHANGE_LOG_RETENTION_SECONDS = 600
+const CHANGE_LOG_RETENTION_SECONDS = 600
 
 /**
  * Drops the kind's change-log rows older than the retention, moving `changes_from` past them (a reader still
  * behind those generations reloads in full). The refresher runs it with every refresh.
  */
-export async function pruneChangeLog(db: Kysely<any>, kind: Kind): Promise<void> {
+export async function pruneChangeLog(db: Kysely<Tables>, kind: Kind): Promise<void> {
   await sql`
     WITH gone AS (
       DELETE FROM catalog_change

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import Type, { type Static } from 'typebox'
@@ -24,7 +25,8 @@ export const CatalogStatusSchema = Type.Object(
 export type CatalogStatus = Static<typeof CatalogStatusSchema>
 
 /** `GET /api/v2/good/nomenclature/status`: per kind, the matview's size and freshness. */
-export async function catalogStatusRoutes(app: FastifyInstance): Promise<void> {
+export async function catalogStatusRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   app.get(
     '/api/v2/good/nomenclature/status',
     {

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import Type, { type TSchema } from 'typebox'
 import { MAX_TEXT_LENGTH } from '../domain/limits.js'
@@ -60,7 +61,8 @@ const SuggestionsSchema = Type.Object(
   { title: 'Suggestions' },
 )
 
-export async function facetRoutes(app: FastifyInstance): Promise<void> {
+export async function facetRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   for (const kind of kinds) {
     app.post(
       `/api/v2/good/nomenclature/search/${kind.path}/facets`,
@@ -78,7 +80,7 @@ export async function facetRoutes(app: FastifyInstance): Promise<void> {
         },
       },
       async (request) => {
-        const body = request.body as Record<string, string | number | null | undefined> & { byPriceList: boolean }
+        const body = request.body
         return searchFacets(
           app.db.read,
           kind,
@@ -114,7 +116,7 @@ export async function facetRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-      const query = request.query as { kind: string; field: string; q: string; byPriceList?: boolean; limit?: number }
+      const query = request.query
       const kind = kindByPath.get(query.kind) as Kind
       return {
         suggestions: await suggest(

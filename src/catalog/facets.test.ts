@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import type { FastifyInstance } from 'fastify'
-import { buildTestApp, eachDatabase } from '../../test/harness.js'
+import { describe, test } from 'node:test'
+import { eachDatabase, useTestApp } from '../../test/harness.js'
 import { insertPriceEntries, insertSkus, refreshMatview } from './catalog-repository.js'
 import { glasses } from './kinds.js'
 
@@ -25,34 +24,33 @@ const frame = (manufacturer: string, brand: string, model: string, color: string
 })
 
 eachDatabase('facets and suggestions', (ctx) => {
-  let app: FastifyInstance
-  before(async () => {
-    const db = ctx.db.primary
-    await insertPriceEntries(db, glasses, [
-      { manufacturer: 'Safilo', brand: 'Carrera', model: 'CA 1', price: 10000, purchase: 4000 },
-      { manufacturer: 'Safilo', brand: 'Carrera', model: 'CA 2', price: 12000, purchase: 5000 },
-      { manufacturer: 'Safilo', brand: 'Polaroid', model: 'PLD 1', price: 6000, purchase: 2000 },
-      { manufacturer: 'EssilorLuxottica', brand: 'Ray-Ban', model: 'RB 1', price: 15000, purchase: 7000 },
-      { manufacturer: 'EssilorLuxottica', brand: 'Oakley', model: 'OX 1', price: 17000, purchase: 8000 },
-      { manufacturer: 'Essilor', brand: 'Essilor Kids', model: 'EK 1', price: 5000, purchase: 2000 },
-    ])
-    await insertSkus(db, glasses, [
-      frame('Safilo', 'Carrera', 'CA 1', 'black'),
-      frame('Safilo', 'Carrera', 'CA 1', 'havana'),
-      frame('Safilo', 'Carrera', 'CA 2', 'black'),
-      frame('Safilo', 'Polaroid', 'PLD 1', 'black'),
-      frame('EssilorLuxottica', 'Ray-Ban', 'RB 1', 'black'),
-      frame('EssilorLuxottica', 'Ray-Ban', 'RB 1', 'gold'),
-      frame('EssilorLuxottica', 'Oakley', 'OX 1', 'black'),
-      frame('Essilor', 'Essilor Kids', 'EK 1', 'blue'),
-    ])
-    await refreshMatview(db, glasses)
-    app = await buildTestApp(ctx.db)
+  const app = useTestApp(ctx, {
+    setup: async () => {
+      const db = ctx.db.primary
+      await insertPriceEntries(db, glasses, [
+        { manufacturer: 'Safilo', brand: 'Carrera', model: 'CA 1', price: 10000, purchase: 4000 },
+        { manufacturer: 'Safilo', brand: 'Carrera', model: 'CA 2', price: 12000, purchase: 5000 },
+        { manufacturer: 'Safilo', brand: 'Polaroid', model: 'PLD 1', price: 6000, purchase: 2000 },
+        { manufacturer: 'EssilorLuxottica', brand: 'Ray-Ban', model: 'RB 1', price: 15000, purchase: 7000 },
+        { manufacturer: 'EssilorLuxottica', brand: 'Oakley', model: 'OX 1', price: 17000, purchase: 8000 },
+        { manufacturer: 'Essilor', brand: 'Essilor Kids', model: 'EK 1', price: 5000, purchase: 2000 },
+      ])
+      await insertSkus(db, glasses, [
+        frame('Safilo', 'Carrera', 'CA 1', 'black'),
+        frame('Safilo', 'Carrera', 'CA 1', 'havana'),
+        frame('Safilo', 'Carrera', 'CA 2', 'black'),
+        frame('Safilo', 'Polaroid', 'PLD 1', 'black'),
+        frame('EssilorLuxottica', 'Ray-Ban', 'RB 1', 'black'),
+        frame('EssilorLuxottica', 'Ray-Ban', 'RB 1', 'gold'),
+        frame('EssilorLuxottica', 'Oakley', 'OX 1', 'black'),
+        frame('Essilor', 'Essilor Kids', 'EK 1', 'blue'),
+      ])
+      await refreshMatview(db, glasses)
+    },
   })
-  after(() => app?.close())
 
   const facets = async (body: Record<string, unknown>) => {
-    const response = await app.inject({
+    const response = await app().inject({
       method: 'POST',
       url: '/api/v2/good/nomenclature/search/glasses/facets',
       payload: body,
@@ -62,7 +60,7 @@ eachDatabase('facets and suggestions', (ctx) => {
   const values = (facet: { values: { value: string; count: number }[] }) =>
     facet.values.map((v) => `${v.value}:${v.count}`)
   const suggest = async (query: string) => {
-    const response = await app.inject({ method: 'GET', url: `/api/v2/good/nomenclature/suggest?${query}` })
+    const response = await app().inject({ method: 'GET', url: `/api/v2/good/nomenclature/suggest?${query}` })
     return { status: response.statusCode, body: response.json() }
   }
 

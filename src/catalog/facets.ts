@@ -1,4 +1,5 @@
 import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely'
+import type { Tables } from '../db/tables.js'
 import { dataVersionSql, readDataVersion, searchReads } from './catalog-state.js'
 import type { ItemField, Kind } from './kind.js'
 import { readPrescription } from './prescription.js'
@@ -46,8 +47,6 @@ export interface Facets {
   readonly text: Record<string, TextFacet>
   readonly numeric: Record<string, NumericFacet>
 }
-
-type AnyDb = Kysely<any>
 
 /** The text and numeric item fields a mode can show (in price-list mode, those an entry carries). */
 export function facetFields(kind: Kind, byPriceList: boolean): { text: ItemField[]; numeric: ItemField[] } {
@@ -97,7 +96,7 @@ function groupedField(grouping: number, fields: number): number {
 
 /** The facets of a search body; validated as the search validates it (prescription included). */
 export async function searchFacets(
-  db: AnyDb,
+  db: Kysely<Tables>,
   kind: Kind,
   request: { readonly byPriceList: boolean; readonly filters: FilterValues },
   cache?: ResultCache,
@@ -114,7 +113,7 @@ export async function searchFacets(
 }
 
 async function computeFacets(
-  db: AnyDb,
+  db: Kysely<Tables>,
   kind: Kind,
   byPriceList: boolean,
   filters: FilterValues,

@@ -1,19 +1,14 @@
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
-import type { FastifyInstance } from 'fastify'
-import { buildTestApp, eachDatabase } from '../../test/harness.js'
+import { test } from 'node:test'
+import { eachDatabase, useTestApp } from '../../test/harness.js'
 import type { KindForms } from './kind-form-routes.js'
 import { kinds } from './kinds.js'
 
 eachDatabase('kind forms', (ctx) => {
-  let app: FastifyInstance
-  before(async () => {
-    app = await buildTestApp(ctx.db)
-  })
-  after(() => app?.close())
+  const app = useTestApp(ctx)
 
   test('every kind has its form: the search fields in order, labelled in Russian from its descriptor', async () => {
-    const response = await app.inject({ method: 'GET', url: '/api/v2/good/nomenclature/kinds' })
+    const response = await app().inject({ method: 'GET', url: '/api/v2/good/nomenclature/kinds' })
     assert.equal(response.statusCode, 200)
     const forms = response.json<KindForms>().kinds
     assert.deepEqual(
@@ -36,7 +31,7 @@ eachDatabase('kind forms', (ctx) => {
   })
 
   test('text, number and prescription fields say how they are entered and checked', async () => {
-    const forms = (await app.inject({ method: 'GET', url: '/api/v2/good/nomenclature/kinds' })).json<KindForms>()
+    const forms = (await app().inject({ method: 'GET', url: '/api/v2/good/nomenclature/kinds' })).json<KindForms>()
     const lenses = forms.kinds.find((form) => form.kind === 'lenses')!
     const field = (name: string) => lenses.fields.find((candidate) => candidate.name === name)
     assert.deepEqual(field('brand'), { name: 'brand', label: { ru: 'Бренд', en: 'Brand' }, input: 'text' })

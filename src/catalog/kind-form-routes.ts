@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import Type, { type Static } from 'typebox'
 import { problemResponses } from '../http/schemas.js'
@@ -101,7 +102,8 @@ export function kindForm(kind: Kind): KindForms['kinds'][number] {
 const forms: KindForms = { kinds: kinds.map(kindForm) }
 
 /** `GET /api/v2/good/nomenclature/kinds`: every kind's search form, for a front end to draw. */
-export async function kindFormRoutes(app: FastifyInstance): Promise<void> {
+export async function kindFormRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   app.get(
     '/api/v2/good/nomenclature/kinds',
     {

@@ -139,25 +139,49 @@ export function snakeCase(name: string): string {
 
 const defaultSqlType: Record<ValueType, string> = { text: 'text', decimal: 'numeric', integer: 'integer' }
 
+/** How a price-list entry carries an attribute. */
+type Entry = NonNullable<AttributeSpec['entry']>
+
+/*
+ * The spec helpers keep their arguments' literal types, so the types of a kind's tables follow from its descriptor
+ * (kind-tables.ts).
+ */
+
 /** Text attribute; `entry` says how a price-list entry carries it (default: not at all). */
-export const text = (entry: AttributeSpec['entry'] = 'none'): AttributeSpec => ({ type: 'text', entry })
+export function text(): { readonly type: 'text'; readonly entry: 'none' }
+export function text<const E extends Entry>(entry: E): { readonly type: 'text'; readonly entry: E }
+export function text(entry: Entry = 'none'): AttributeSpec {
+  return { type: 'text', entry }
+}
+
 /** Decimal attribute stored as `sqlType` (e.g. `numeric(4,3)`), compared as a number (1.6 = 1.60). */
-export const decimal = (sqlType: string, entry: AttributeSpec['entry'] = 'none'): AttributeSpec => ({
-  type: 'decimal',
-  sqlType,
-  entry,
-})
-export const integer = (entry: AttributeSpec['entry'] = 'none'): AttributeSpec => ({ type: 'integer', entry })
+export function decimal(sqlType: string): { readonly type: 'decimal'; readonly sqlType: string; readonly entry: 'none' }
+export function decimal<const E extends Entry>(
+  sqlType: string,
+  entry: E,
+): { readonly type: 'decimal'; readonly sqlType: string; readonly entry: E }
+export function decimal(sqlType: string, entry: Entry = 'none'): AttributeSpec {
+  return { type: 'decimal', sqlType, entry }
+}
+
+export function integer(): { readonly type: 'integer'; readonly entry: 'none' }
+export function integer<const E extends Entry>(entry: E): { readonly type: 'integer'; readonly entry: E }
+export function integer(entry: Entry = 'none'): AttributeSpec {
+  return { type: 'integer', entry }
+}
+
 /**
  * A range carried by entries as `<name>_from`/`<name>_to`; `sku` says whether SKUs carry the concrete value, and
  * `prescription` what the range is in a prescription (when it is a prescription filter).
  */
-export const range = (
-  type: ValueType,
+export function range<const T extends ValueType, const S extends RangeSpec['sku']>(
+  type: T,
   sqlType: string,
-  sku: RangeSpec['sku'],
+  sku: S,
   prescription?: PrescriptionRole,
-): RangeSpec => (prescription ? { type, sqlType, sku, prescription } : { type, sqlType, sku })
+): RangeSpec & { readonly type: T; readonly sku: S } {
+  return prescription ? { type, sqlType, sku, prescription } : { type, sqlType, sku }
+}
 
 /** Resolves a kind's spec into the derived description every other module reads. Throws on an inconsistent spec. */
 export function defineKind(spec: KindSpec): Kind {

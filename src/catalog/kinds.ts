@@ -1,4 +1,4 @@
-import { decimal, defineKind, integer, type Kind, range, text } from './kind.js'
+import { decimal, defineKind, integer, type Kind, type KindSpec, range, text } from './kind.js'
 
 /*
  * The seven kinds of the nomenclature. This file is the only per-kind code of the service.
@@ -10,7 +10,7 @@ import { decimal, defineKind, integer, type Kind, range, text } from './kind.js'
 const power = 'numeric(5,2)'
 const diameter = 'numeric(4,1)'
 
-export const accessories = defineKind({
+const accessoriesSpec = {
   path: 'accessories',
   table: 'accessories',
   title: 'Accessories',
@@ -21,9 +21,10 @@ export const accessories = defineKind({
   filters: ['category', 'model'],
   item: ['category', 'model'],
   order: ['category', 'model'],
-})
+} as const satisfies KindSpec
+export const accessories = defineKind(accessoriesSpec)
 
-export const sunglasses = defineKind({
+const sunglassesSpec = {
   path: 'sunglasses',
   table: 'sunglasses',
   title: 'Sunglasses',
@@ -54,10 +55,11 @@ export const sunglasses = defineKind({
   filters: ['manufacturer', 'brand', 'color', 'model', 'targetGroup', 'material', 'frameType', 'lensesType', 'design'],
   item: ['manufacturer', 'brand', 'color', 'model', 'targetGroup', 'material', 'frameType', 'lensesType', 'design'],
   order: ['manufacturer', 'brand', 'model', 'color', 'lensesType'],
-})
+} as const satisfies KindSpec
+export const sunglasses = defineKind(sunglassesSpec)
 
 /** Frames. Their price list is the glass price list of `/api/v2/glasses/prices`. */
-export const glasses = defineKind({
+const glassesSpec = {
   path: 'glasses',
   table: 'glasses',
   title: 'Frames',
@@ -88,10 +90,11 @@ export const glasses = defineKind({
   filters: ['manufacturer', 'brand', 'color', 'model', 'targetGroup', 'material', 'type', 'size', 'design'],
   item: ['manufacturer', 'brand', 'color', 'model', 'targetGroup', 'material', 'type', 'size', 'design'],
   order: ['manufacturer', 'brand', 'model', 'color', 'size'],
-})
+} as const satisfies KindSpec
+export const glasses = defineKind(glassesSpec)
 
 /** Spectacle lenses: an entry prices a power zone of a lens product for a diameter band. */
-export const lenses = defineKind({
+const lensesSpec = {
   path: 'lenses',
   table: 'lenses',
   title: 'Spectacle lenses',
@@ -164,10 +167,11 @@ export const lenses = defineKind({
     'addTo',
   ],
   order: ['manufacturer', 'brand', 'type', 'refractionIndex', 'cover', 'diameter', 'sphereFrom', 'cylinderFrom'],
-})
+} as const satisfies KindSpec
+export const lenses = defineKind(lensesSpec)
 
 /** Contact lenses: an entry prices a power zone of a product (one box). */
-export const contactLenses = defineKind({
+const contactLensesSpec = {
   path: 'contact-lenses',
   table: 'contact_lenses',
   title: 'Contact lenses',
@@ -222,10 +226,11 @@ export const contactLenses = defineKind({
     'axisTo',
   ],
   order: ['manufacturer', 'name', 'packageQuantity', 'curvatureRadius', 'diameter', 'dioptreFrom', 'cylinderFrom'],
-})
+} as const satisfies KindSpec
+export const contactLenses = defineKind(contactLensesSpec)
 
 /** Ready-made corrective glasses: a frame with factory-fitted lenses of one dioptre, priced by dioptre band. */
-export const extras = defineKind({
+const extrasSpec = {
   path: 'extras',
   table: 'extras',
   title: 'Ready-made glasses',
@@ -279,10 +284,11 @@ export const extras = defineKind({
     'dioptreTo',
   ],
   order: ['frameManufacturer', 'frameBrand', 'frameModel', 'frameColor', 'dioptreFrom'],
-})
+} as const satisfies KindSpec
+export const extras = defineKind(extrasSpec)
 
 /** Semi-finished lens blanks; an entry without a diameter prices every diameter. */
-export const semifinishedLenses = defineKind({
+const semifinishedLensesSpec = {
   path: 'semifinished-lenses',
   table: 'semifinished_lenses',
   title: 'Semi-finished lenses',
@@ -340,7 +346,8 @@ export const semifinishedLenses = defineKind({
     'diameter',
   ],
   order: ['manufacturer', 'brand', 'type', 'refractionIndex', 'cover', 'diameter'],
-})
+} as const satisfies KindSpec
+export const semifinishedLenses = defineKind(semifinishedLensesSpec)
 
 /** All kinds, in the contract's order. */
 export const kinds: readonly Kind[] = [
@@ -354,3 +361,13 @@ export const kinds: readonly Kind[] = [
 ]
 
 export const kindByPath: ReadonlyMap<string, Kind> = new Map(kinds.map((kind) => [kind.path, kind]))
+
+/** Every kind's spec as a type, literal to its names: the types of the kinds' tables follow from them (kind-tables.ts). */
+export type KindSpecs =
+  | typeof accessoriesSpec
+  | typeof sunglassesSpec
+  | typeof glassesSpec
+  | typeof lensesSpec
+  | typeof contactLensesSpec
+  | typeof extrasSpec
+  | typeof semifinishedLensesSpec

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { type Kysely, sql } from 'kysely'
 import { tryLockForTransaction } from '../db/advisory-lock.js'
 import { outsideRequest } from '../db/request-work.js'
-import type { DB } from '../db/tables.js'
+import type { Tables } from '../db/tables.js'
 import { refreshMatview } from './catalog-repository.js'
 import { readCatalogStates } from './catalog-state.js'
 import type { Kind } from './kind.js'
@@ -55,7 +55,7 @@ interface KindSlot {
 
 /** The background refresher of one process. `start()` once, `poke()` after local writes, `stop()` on close. */
 export class MatviewRefresher {
-  readonly #db: Kysely<DB>
+  readonly #db: Kysely<Tables>
   readonly #options: MatviewRefresherOptions
   readonly #kinds: readonly Kind[]
   readonly #slots = new Map<string, KindSlot>()
@@ -64,7 +64,7 @@ export class MatviewRefresher {
   #checkAgain = false
   #stopped = true
 
-  constructor(db: Kysely<DB>, options: MatviewRefresherOptions) {
+  constructor(db: Kysely<Tables>, options: MatviewRefresherOptions) {
     this.#db = db
     this.#options = options
     this.#kinds = options.kinds ?? allKinds

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
-import type { FastifyInstance } from 'fastify'
-import { buildTestApp, eachDatabase } from '../../test/harness.js'
+import { test } from 'node:test'
+import { singleVisionLens } from '../../test/fixtures/catalog.js'
+import { buildTestApp, eachDatabase, useTestApp } from '../../test/harness.js'
 import { insertPriceEntries, insertSkus, refreshMatview } from './catalog-repository.js'
 import type { Kind } from './kind.js'
 import { contactLenses, lenses } from './kinds.js'
@@ -12,18 +12,7 @@ import { contactLenses, lenses } from './kinds.js'
  * out-of-range values are refused.
  */
 
-const lens = {
-  manufacturer: 'Hoya',
-  brand: 'Nulux',
-  type: 'single vision',
-  lensClass: 'standard',
-  material: 'MR-8',
-  geometry: 'aspheric',
-  cover: 'Hi-Vision',
-  technology: 'clear',
-  color: 'colourless',
-  refractionIndex: 1.6,
-}
+const lens = singleVisionLens
 const zone = (sphereFrom: number, sphereTo: number, cylinderFrom: number, cylinderTo: number, price: number) => ({
   ...lens,
   diameterFrom: 65,
@@ -47,47 +36,46 @@ const contact = {
 }
 
 eachDatabase('prescription filters', (ctx) => {
-  let app: FastifyInstance
-  before(async () => {
-    const db = ctx.db.primary
-    await insertPriceEntries(db, lenses, [
-      zone(-4, 4, -2, 0, 5000),
-      zone(-8, -4.25, -2, 0, 6500),
-      { ...zone(0, 4, -2, 0, 9000), brand: 'Progressive', addFrom: 0.75, addTo: 3.5 },
-    ])
-    await insertSkus(db, lenses, [
-      { ...lens, barcode: 'L1', diameter: 70 }, // made to order: priced by every zone
-      { ...lens, barcode: 'L2', diameter: 70, sphere: -2, cylinder: -0.5 }, // stock: its own powers
-      { ...lens, brand: 'Progressive', barcode: 'P1', diameter: 70 },
-    ])
-    await insertPriceEntries(db, contactLenses, [
-      {
-        ...contact,
-        diameterFrom: 14.5,
-        diameterTo: 14.5,
-        dioptreFrom: -6,
-        dioptreTo: 0,
-        cylinderFrom: -2.25,
-        cylinderTo: -0.75,
-        axisFrom: 0,
-        axisTo: 180,
-        price: 2500,
-        purchase: 1200,
-      },
-    ])
-    await insertSkus(db, contactLenses, [
-      { ...contact, barcode: 'C1', diameter: 14.5, dioptre: -2.5, cylinder: -1.25, axis: 180 },
-      { ...contact, barcode: 'C2', diameter: 14.5, dioptre: -2.5, cylinder: -1.25, axis: 90 },
-      { ...contact, barcode: 'C3', diameter: 14.5, dioptre: -1.25, cylinder: -0.75, axis: 90 },
-    ])
-    await refreshMatview(db, lenses)
-    await refreshMatview(db, contactLenses)
-    app = await buildTestApp(ctx.db)
+  const app = useTestApp(ctx, {
+    setup: async () => {
+      const db = ctx.db.primary
+      await insertPriceEntries(db, lenses, [
+        zone(-4, 4, -2, 0, 5000),
+        zone(-8, -4.25, -2, 0, 6500),
+        { ...zone(0, 4, -2, 0, 9000), brand: 'Progressive', addFrom: 0.75, addTo: 3.5 },
+      ])
+      await insertSkus(db, lenses, [
+        { ...lens, barcode: 'L1', diameter: 70 }, // made to order: priced by every zone
+        { ...lens, barcode: 'L2', diameter: 70, sphere: -2, cylinder: -0.5 }, // stock: its own powers
+        { ...lens, brand: 'Progressive', barcode: 'P1', diameter: 70 },
+      ])
+      await insertPriceEntries(db, contactLenses, [
+        {
+          ...contact,
+          diameterFrom: 14.5,
+          diameterTo: 14.5,
+          dioptreFrom: -6,
+          dioptreTo: 0,
+          cylinderFrom: -2.25,
+          cylinderTo: -0.75,
+          axisFrom: 0,
+          axisTo: 180,
+          price: 2500,
+          purchase: 1200,
+        },
+      ])
+      await insertSkus(db, contactLenses, [
+        { ...contact, barcode: 'C1', diameter: 14.5, dioptre: -2.5, cylinder: -1.25, axis: 180 },
+        { ...contact, barcode: 'C2', diameter: 14.5, dioptre: -2.5, cylinder: -1.25, axis: 90 },
+        { ...contact, barcode: 'C3', diameter: 14.5, dioptre: -1.25, cylinder: -0.75, axis: 90 },
+      ])
+      await refreshMatview(db, lenses)
+      await refreshMatview(db, contactLenses)
+    },
   })
-  after(() => app?.close())
 
   const search = async (kind: Kind, body: Record<string, unknown>) => {
-    const response = await app.inject({
+    const response = await app().inject({
       method: 'POST',
       url: `/api/v2/good/nomenclature/search/${kind.path}?size=50&sort=retailPrice${kind === lenses ? '&sort=sphereFrom' : ''}`,
       payload: body,
@@ -145,7 +133,7 @@ eachDatabase('prescription filters', (ctx) => {
   test('a prescription written as text with trailing zeros finds what its number finds, on the index and on SQL', async () => {
     const sqlApp = await buildTestApp(ctx.db, { SEARCH_INDEX: 'off' })
     try {
-      for (const target of [app, sqlApp]) {
+      for (const target of [app(), sqlApp]) {
         const contacts = async (body: Record<string, unknown>) =>
           (
             await target.inject({

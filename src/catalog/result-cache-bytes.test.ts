@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import v8 from 'node:v8'
 import vm from 'node:vm'
-import type { FastifyInstance } from 'fastify'
 import { clearGlassPrices, numberedEntries, pricesPath, seedEntries } from '../../test/fixtures/glass-prices.js'
-import { buildTestApp, eachDatabase } from '../../test/harness.js'
+import { eachDatabase, useTestApp } from '../../test/harness.js'
 import { ResultCache } from './result-cache.js'
 
 /*
@@ -68,14 +67,14 @@ test('the measured size bounds the heap a full cache really holds, and is not fa
 })
 
 eachDatabase('page cache bound under many distinct large pages', (ctx) => {
-  let app: FastifyInstance
-  before(async () => {
-    await clearGlassPrices(ctx.db)
-    await seedEntries(ctx.db, numberedEntries('Large', 1200))
-    // The SQL path remembers whole unfiltered pages; the search index has no page cache.
-    app = await buildTestApp(ctx.db, { SEARCH_INDEX: 'off', PAGE_CACHE_MB: '2' })
+  const app = useTestApp(ctx, {
+    env: { SEARCH_INDEX: 'off', PAGE_CACHE_MB: '2' },
+    setup: async () => {
+      await clearGlassPrices(ctx.db)
+      await seedEntries(ctx.db, numberedEntries('Large', 1200))
+      // The SQL path remembers whole unfiltered pages; the search index has no page cache.
+    },
   })
-  after(() => app?.close())
 
   test('120 distinct pages of 1,001–1,120 entries from one client leave the heap under +16 MiB', async () => {
     const before = heapUsed()
@@ -83,17 +82,17 @@ eachDatabase('page cache bound under many distinct large pages', (ctx) => {
       const size = 1001 + index
       const response =
         index % 2 === 0
-          ? await app.inject({ method: 'GET', url: `${pricesPath}/list?size=${size}` })
-          : await app.inject({
+          ? await app().inject({ method: 'GET', url: `${pricesPath}/list?size=${size}` })
+          : await app().inject({
               method: 'POST',
               url: `/api/v2/good/nomenclature/search/glasses?size=${size}`,
               payload: { byPriceList: true },
             })
       assert.equal(response.statusCode, 200)
       assert.equal(response.json().content.length, Math.min(size, 1200))
-      assert.ok(app.pageCache.bytes <= 2 * 1024 * 1024, `${app.pageCache.bytes} bytes of pages remembered`)
+      assert.ok(app().pageCache.bytes <= 2 * 1024 * 1024, `${app().pageCache.bytes} bytes of pages remembered`)
     }
-    assert.ok(app.pageCache.size > 0, 'pages are remembered, within the bound')
+    assert.ok(app().pageCache.size > 0, 'pages are remembered, within the bound')
     // Every one of these pages remembered would hold some 50 MiB.
     const grown = heapUsed() - before
     assert.ok(grown < 16 * 1024 * 1024, `the heap grew by ${Math.round(grown / 1024 / 1024)} MiB`)

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
-import { buildTestApp, eachDatabase } from '../../test/harness.js'
+import { buildTestApp, eachDatabase, useTestApp } from '../../test/harness.js'
 import { insertPriceEntries, insertSkus, refreshMatview } from './catalog-repository.js'
 import { glasses } from './kinds.js'
 import { ResultCache } from './result-cache.js'
@@ -23,7 +23,6 @@ const frame = (model: string, index: number) => ({
 })
 
 eachDatabase('result cache of search and listing totals', (ctx) => {
-  let app: FastifyInstance
   let serial = 0
 
   const addFrames = async (count: number, refresh = true) => {
@@ -58,22 +57,18 @@ eachDatabase('result cache of search and listing totals', (ctx) => {
     return response.json().totalElements as number
   }
 
-  before(async () => {
-    await addFrames(5)
-    // The SQL path's caches are under test here; the search index has its own tests.
-    app = await buildTestApp(ctx.db, { SEARCH_INDEX: 'off' })
-  })
-  after(() => app?.close())
+  // The SQL path's caches are under test here; the search index has its own tests.
+  const app = useTestApp(ctx, { env: { SEARCH_INDEX: 'off' }, setup: () => addFrames(5) })
 
   test('a remembered total is served while the data version stays the same', async () => {
-    const total = await searchTotal(app, true)
+    const total = await searchTotal(app(), true)
     assert.equal(total, 5)
     // Rows written behind the version's back (trigger off) do not move the version: the remembered total stays.
     await sql`ALTER TABLE glasses_price DISABLE TRIGGER glasses_price_catalog_stale`.execute(ctx.db.primary)
     try {
       await sql`INSERT INTO glasses_price (manufacturer, brand, model, price, purchase)
                 VALUES ('Safilo', 'Carrera', 'CARRERA HIDDEN', 1, 1)`.execute(ctx.db.primary)
-      assert.equal(await searchTotal(app, true), 5, 'served from the cache')
+      assert.equal(await searchTotal(app(), true), 5, 'served from the cache')
     } finally {
       await sql`DELETE FROM glasses_price WHERE model = 'CARRERA HIDDEN'`.execute(ctx.db.primary)
       await sql`ALTER TABLE glasses_price ENABLE TRIGGER glasses_price_catalog_stale`.execute(ctx.db.primary)
@@ -98,38 +93,38 @@ eachDatabase('result cache of search and listing totals', (ctx) => {
   })
 
   test('a matview search total changes with the refresh that changes the matview, not before', async () => {
-    const before = await searchTotal(app, false)
+    const before = await searchTotal(app(), false)
     await addFrames(2, false)
-    assert.equal(await searchTotal(app, false), before, 'the matview has not been refreshed yet')
+    assert.equal(await searchTotal(app(), false), before, 'the matview has not been refreshed yet')
     await refreshMatview(ctx.db.primary, glasses)
-    assert.equal(await searchTotal(app, false), before + 2)
+    assert.equal(await searchTotal(app(), false), before + 2)
   })
 
   test('a price-list search total changes with the write itself', async () => {
-    const before = await searchTotal(app, true)
+    const before = await searchTotal(app(), true)
     await addFrames(3, false)
-    assert.equal(await searchTotal(app, true), before + 3)
+    assert.equal(await searchTotal(app(), true), before + 3)
     await sql`DELETE FROM glasses_price WHERE model = ${`CARRERA ${1000 + serial - 1}`}`.execute(ctx.db.primary)
-    assert.equal(await searchTotal(app, true), before + 2)
+    assert.equal(await searchTotal(app(), true), before + 2)
   })
 
   test('the listing total changes with a create and a delete through the API', async () => {
-    const before = await listingTotal(app)
-    const created = await app.inject({
+    const before = await listingTotal(app())
+    const created = await app().inject({
       method: 'POST',
       url: '/api/v2/glasses/prices',
       payload: { manufacturer: 'Safilo', brand: 'Carrera', model: 'CARRERA NEW', price: 100, purchase: 50 },
     })
     assert.equal(created.statusCode, 200)
-    assert.equal(await listingTotal(app), before + 1)
-    const removed = await app.inject({ method: 'DELETE', url: `/api/v2/glasses/prices/${created.json().id}` })
+    assert.equal(await listingTotal(app()), before + 1)
+    const removed = await app().inject({ method: 'DELETE', url: `/api/v2/glasses/prices/${created.json().id}` })
     assert.equal(removed.statusCode, 200)
-    assert.equal(await listingTotal(app), before)
+    assert.equal(await listingTotal(app()), before)
   })
 
   /** The models of the whole unfiltered search: an unselective search, so its page is remembered too. */
   const unfilteredModels = async (byPriceList: boolean) => {
-    const response = await app.inject({
+    const response = await app().inject({
       method: 'POST',
       url: '/api/v2/good/nomenclature/search/glasses?size=200',
       payload: { byPriceList },
@@ -161,7 +156,7 @@ eachDatabase('result cache of search and listing totals', (ctx) => {
 
   test('a remembered page of the unfiltered listing changes with the write itself', async () => {
     const listed = async () => {
-      const response = await app.inject({ method: 'GET', url: '/api/v2/glasses/prices/list?size=500' })
+      const response = await app().inject({ method: 'GET', url: '/api/v2/glasses/prices/list?size=500' })
       assert.equal(response.statusCode, 200)
       return (response.json().content as { model: string }[]).map((item) => item.model).sort()
     }
@@ -177,8 +172,8 @@ eachDatabase('result cache of search and listing totals', (ctx) => {
     test('a write through another instance shows in this instance’s next answer', async () => {
       const other = await buildTestApp(await ctx.openAnother())
       try {
-        const search = await searchTotal(app, true)
-        const listing = await listingTotal(app)
+        const search = await searchTotal(app(), true)
+        const listing = await listingTotal(app())
         const models = await unfilteredModels(true)
         const created = await other.inject({
           method: 'POST',
@@ -186,8 +181,8 @@ eachDatabase('result cache of search and listing totals', (ctx) => {
           payload: { manufacturer: 'Safilo', brand: 'Carrera', model: 'CARRERA OTHER', price: 100, purchase: 50 },
         })
         assert.equal(created.statusCode, 200)
-        assert.equal(await searchTotal(app, true), search + 1)
-        assert.equal(await listingTotal(app), listing + 1)
+        assert.equal(await searchTotal(app(), true), search + 1)
+        assert.equal(await listingTotal(app()), listing + 1)
         assert.deepEqual(await unfilteredModels(true), [...models, 'CARRERA OTHER'].sort())
       } finally {
         await other.close()

@@ -14,10 +14,7 @@ import { heapBytes, stringBytes } from './heap-size.js'
  */
 
 /** Default bound of the totals, facets and suggestions remembered (`RESULT_CACHE_MB`), in bytes. */
-export const RESULT_CACHE_BYTES = 16 * 1024 * 1024
-
-/** Default bound of the whole pages remembered (`PAGE_CACHE_MB`), in bytes: a page of 2,000 items is a few MB. */
-export const PAGE_CACHE_BYTES = 32 * 1024 * 1024
+const RESULT_CACHE_BYTES = 16 * 1024 * 1024
 
 /** No one result may take more than this share of its cache, so one huge page never flushes everything else. */
 const LARGEST_ENTRY_SHARE = 1 / 8

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
+import { before, test } from 'node:test'
 import fc from 'fast-check'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { sql } from 'kysely'
 import { pricesPath } from '../../test/fixtures/glass-prices.js'
-import { buildTestApp, eachDatabase } from '../../test/harness.js'
+import { eachDatabase, useTestApp } from '../../test/harness.js'
 import { seedCatalogue } from '../demo/demo-catalogue.js'
 import { SORT_COLUMNS } from '../glass-prices/glass-price-schemas.js'
 import { insertSkus, refreshMatview, skuFieldColumns } from './catalog-repository.js'
@@ -540,10 +540,6 @@ function withoutTimestamp(body: string): string {
 }
 
 eachDatabase('the search index answers exactly as SQL does', (ctx) => {
-  let sqlApp: FastifyInstance
-  let indexApp: FastifyInstance
-  let cachedSqlApp: FastifyInstance
-  let cachedIndexApp: FastifyInstance
   const pools = new Map<string, KindPools>()
   const glass: GlassPools = { manufacturer: [], brand: [], model: [], price: [], purchase: [] }
 
@@ -602,15 +598,11 @@ eachDatabase('the search index answers exactly as SQL does', (ctx) => {
         ...(await distinct(sql`SELECT DISTINCT ${sql.ref(column)}::text AS value FROM glasses_price ORDER BY 1`)),
       )
     }
-
-    sqlApp = await buildTestApp(ctx.db, { SEARCH_INDEX: 'off', RESULT_CACHE: 'off' })
-    indexApp = await buildTestApp(ctx.db, { SEARCH_INDEX: 'on', RESULT_CACHE: 'off' })
-    cachedSqlApp = await buildTestApp(ctx.db, { SEARCH_INDEX: 'off', RESULT_CACHE: 'on' })
-    cachedIndexApp = await buildTestApp(ctx.db, { SEARCH_INDEX: 'on', RESULT_CACHE: 'on' })
   })
-  after(async () => {
-    for (const app of [sqlApp, indexApp, cachedSqlApp, cachedIndexApp]) await app?.close()
-  })
+  const sqlApp = useTestApp(ctx, { env: { SEARCH_INDEX: 'off', RESULT_CACHE: 'off' } })
+  const indexApp = useTestApp(ctx, { env: { SEARCH_INDEX: 'on', RESULT_CACHE: 'off' } })
+  const cachedSqlApp = useTestApp(ctx, { env: { SEARCH_INDEX: 'off', RESULT_CACHE: 'on' } })
+  const cachedIndexApp = useTestApp(ctx, { env: { SEARCH_INDEX: 'on', RESULT_CACHE: 'on' } })
 
   /** Grows the pools with the texts a write brought in, so later reads look for them. */
   function remember(kindPath: string, name: string, value: string): void {
@@ -754,8 +746,8 @@ eachDatabase('the search index answers exactly as SQL does', (ctx) => {
   }
 
   test('random reads between writes get the same status and body from the index as from SQL', async (t) => {
-    await searchIndexOf(indexApp).catchUp()
-    await searchIndexOf(cachedIndexApp).catchUp()
+    await searchIndexOf(indexApp()).catchUp()
+    await searchIndexOf(cachedIndexApp()).catchUp()
 
     const read = fc.oneof(
       ...kinds.map((kind) => {
@@ -795,18 +787,18 @@ eachDatabase('the search index answers exactly as SQL does', (ctx) => {
         for (const current of steps) {
           if (current.type === 'write') {
             counts.writes++
-            const said = await runWrite(current.write, current.via === 'sql' ? sqlApp : indexApp)
+            const said = await runWrite(current.write, current.via === 'sql' ? sqlApp() : indexApp())
             done.push(`write via ${current.via} app: ${said}${current.catchUp ? ', then catch-up' : ''}`)
             assert.doesNotMatch(said, /→ 5\d\d/, `a write failed: ${said}`)
             if (current.catchUp) {
-              await searchIndexOf(indexApp).catchUp()
-              await searchIndexOf(cachedIndexApp).catchUp()
+              await searchIndexOf(indexApp()).catchUp()
+              await searchIndexOf(cachedIndexApp()).catchUp()
             }
             continue
           }
           const { request } = current
           counts.reads++
-          const reference = await sqlApp.inject(request)
+          const reference = await sqlApp().inject(request)
           assert.ok(
             reference.statusCode < 500,
             `SQL (SEARCH_INDEX=off) itself failed: ${describeRequest(request)}\n` +
@@ -819,10 +811,10 @@ eachDatabase('the search index answers exactly as SQL does', (ctx) => {
               counts.nonEmpty++
             }
           }
-          const pairs: [string, FastifyInstance][] = [['SEARCH_INDEX=on', indexApp]]
+          const pairs: [string, FastifyInstance][] = [['SEARCH_INDEX=on', indexApp()]]
           if (current.cached) {
-            pairs.push(['SEARCH_INDEX=on, RESULT_CACHE=on', cachedIndexApp])
-            pairs.push(['SEARCH_INDEX=off, RESULT_CACHE=on', cachedSqlApp])
+            pairs.push(['SEARCH_INDEX=on, RESULT_CACHE=on', cachedIndexApp()])
+            pairs.push(['SEARCH_INDEX=off, RESULT_CACHE=on', cachedSqlApp()])
           }
           for (const [label, app] of pairs) {
             const response = await app.inject(request)
@@ -856,7 +848,7 @@ eachDatabase('the search index answers exactly as SQL does', (ctx) => {
       assert.fail(`${said}\n(fast-check seed ${details.seed}, sequence ${details.numRuns} of ${RUNS})`)
     }
 
-    const served = searchIndexOf(indexApp).served
+    const served = searchIndexOf(indexApp()).served
     t.diagnostic(
       `reads ${counts.reads} (200: ${counts.ok}, with results: ${counts.nonEmpty}), writes ${counts.writes}, ` +
         `statuses ${JSON.stringify(Object.fromEntries(counts.statuses))}, ` +

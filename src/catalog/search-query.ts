@@ -1,10 +1,12 @@
 import { type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
+import type { Tables } from '../db/tables.js'
 import { messageText } from '../domain/messages.js'
 import type { PageRequest, SortOrder } from '../http/page.js'
 import { invalidField } from '../http/problem.js'
 import { dataVersionSql, searchReads } from './catalog-state.js'
 import type { Filter, ItemField, Kind } from './kind.js'
 import { coveredRangeSql } from './kind-schema.js'
+import { kindQueries } from './kind-tables.js'
 
 /*
  * The search of one kind, from its descriptor: one query shape for the seven kinds and both modes.
@@ -23,7 +25,6 @@ export interface SearchRequest {
   readonly page: PageRequest
 }
 
-type AnyDb = Kysely<any>
 type Row = Record<string, unknown>
 
 /** Escapes LIKE metacharacters, so `%` and `_` in a filter are literal characters. */
@@ -160,18 +161,19 @@ export const REMEMBERED_PAGE_MATCHES = 2_000
  * a million rows instead of milliseconds).
  */
 export function buildSearchQuery(
-  db: AnyDb,
+  tables: Kysely<Tables>,
   kind: Kind,
   request: SearchRequest,
   options: { readonly fenced?: boolean; readonly walk?: number } = {},
 ): SearchQueries {
+  const db = kindQueries(tables)
   const { byPriceList } = request
   const conditions = activeFilters(kind, request.filters).map(({ filter, value }) =>
     byPriceList ? entryCondition(kind, filter, value) : matviewCondition(filter, value),
   )
   const from = byPriceList ? `${kind.priceTable} as e` : `${kind.matview} as m`
-  const withFilters = <Q extends SelectQueryBuilder<any, any, any>>(query: Q): Q =>
-    conditions.reduce((q, condition) => q.where(condition as Expression<SqlBool>) as Q, query)
+  const withFilters = <Q extends { where(condition: Expression<SqlBool>): Q }>(query: Q): Q =>
+    conditions.reduce((q, condition) => q.where(condition), query)
 
   // A price-list search may look into the matview too (filters on SKU-only attributes).
   const version = dataVersionSql(kind, searchReads(byPriceList)).as(DATA_VERSION)
@@ -194,8 +196,8 @@ export function buildSearchQuery(
 
   const { page, size } = request.page
   const alias = byPriceList ? 'e' : 'm'
-  const ordered = <Q extends SelectQueryBuilder<any, any, any>>(query: Q): Q =>
-    orderBy.reduce((q, expression) => q.orderBy(expression as never) as Q, query)
+  const ordered = <Q extends { orderBy(expression: Expression<unknown>): Q }>(query: Q): Q =>
+    orderBy.reduce((q, expression) => q.orderBy(expression), query)
   const source = options.fenced
     ? db.selectFrom(withFilters(db.selectFrom(from).selectAll(alias)).offset(0).as(alias)).select(selections)
     : options.walk !== undefined

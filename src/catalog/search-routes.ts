@@ -1,6 +1,8 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import Type, { type TSchema } from 'typebox'
-import type { Db } from '../db/database.js'
+import type { Kysely } from 'kysely'
+import Type, { type TSchema, type TUnsafe } from 'typebox'
+import type { Tables } from '../db/tables.js'
 import { MAX_TEXT_LENGTH } from '../domain/limits.js'
 import { type Page, PageSchema, pagingQueryProperties, parsePageRequest } from '../http/page.js'
 import {
@@ -16,15 +18,29 @@ import type { Filter, ItemField, Kind } from './kind.js'
 import { kinds } from './kinds.js'
 import { readPrescription } from './prescription.js'
 import type { SearchIndex } from './search-index/search-index.js'
-import { activeFilters, buildSearchQuery, DATA_VERSION, type SearchRequest, searchCountKey } from './search-query.js'
+import {
+  activeFilters,
+  buildSearchQuery,
+  DATA_VERSION,
+  type FilterValues,
+  type SearchRequest,
+  searchCountKey,
+} from './search-query.js'
 
 const SEARCH_DEFAULT_SIZE = 10
 
-/** The request body of a kind's search: `byPriceList` and the kind's filters; unknown fields are ignored. */
-export function searchBodySchema(kind: Kind) {
+/** A search body as validated: `byPriceList`, and the kind's filters (text, a decimal, or null). */
+export type SearchBody = { readonly byPriceList: boolean } & FilterValues
+
+/**
+ * The request body of a kind's search: `byPriceList` and the kind's filters; unknown fields are ignored. The
+ * filters are named by the descriptor at run time, which TypeBox's static type cannot follow, so the schema states
+ * its type ({@link SearchBody}) as the validation guarantees it.
+ */
+export function searchBodySchema(kind: Kind): TUnsafe<SearchBody> {
   const filters: Record<string, TSchema> = {}
   for (const filter of kind.filters) filters[filter.name] = Type.Optional(filterSchema(filter))
-  return Type.Object(
+  const schema = Type.Object(
     {
       byPriceList: Type.Boolean({
         description: 'true: search the price list; false: search the matview (priced SKUs)',
@@ -33,6 +49,7 @@ export function searchBodySchema(kind: Kind) {
     },
     { title: `${kind.title} search`, additionalProperties: true },
   )
+  return Type.Unsafe<SearchBody>(schema)
 }
 
 function filterSchema(filter: Filter): TSchema {
@@ -58,7 +75,7 @@ function itemFieldSchema(field: ItemField): TSchema {
 }
 
 /** The item of a kind's search page: every field present, `null` where unknown. */
-export function searchItemSchema(kind: Kind) {
+function searchItemSchema(kind: Kind) {
   const properties: Record<string, TSchema> = {}
   for (const field of kind.itemFields) properties[field.name] = itemFieldSchema(field)
   return Type.Object(properties, { title: `${kind.title} item` })
@@ -70,8 +87,8 @@ function numericFieldsOf(kind: Kind): string[] {
 }
 
 /** Runs one search: its page and exact total, read as `readCountedPage` says (fenced, cached per version). */
-export async function searchKind(
-  db: Db,
+async function searchKind(
+  db: Kysely<Tables>,
   kind: Kind,
   request: SearchRequest,
   caches: PageCaches = {},
@@ -91,14 +108,14 @@ export async function searchKind(
       page: request.page,
       async count() {
         // Built only when a count runs (most requests find their total remembered).
-        const result = await buildSearchQuery(db as never, kind, request).count.executeTakeFirstOrThrow()
+        const result = await buildSearchQuery(db, kind, request).count.executeTakeFirstOrThrow()
         return { value: Number(result.count), version: result[DATA_VERSION] }
       },
       currentVersion: () => readDataVersion(db, kind, searchReads(request.byPriceList)),
       // The natural order has an index on every table a search reads; a requested sort may not.
       walkable: request.page.sort.length === 0,
       async readRows(fenced, walk) {
-        const rows = await buildSearchQuery(db as never, kind, request, { fenced, walk }).page.execute()
+        const rows = await buildSearchQuery(db, kind, request, { fenced, walk }).page.execute()
         const version = rows[0]?.[DATA_VERSION] as string | undefined
         for (const row of rows) {
           delete row[DATA_VERSION]
@@ -115,7 +132,8 @@ export async function searchKind(
 }
 
 /** The seven search endpoints: one registration per kind descriptor, one handler. */
-export async function searchRoutes(app: FastifyInstance): Promise<void> {
+export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   for (const kind of kinds) {
     const body = searchBodySchema(kind)
     app.post(
@@ -141,14 +159,14 @@ export async function searchRoutes(app: FastifyInstance): Promise<void> {
         },
       },
       async (request) => {
-        const filters = request.body as Record<string, string | number | null | undefined> & { byPriceList: boolean }
+        const filters = request.body
         return searchKind(
           app.db.read,
           kind,
           {
             byPriceList: filters.byPriceList,
             filters,
-            page: parsePageRequest(request.query as Record<string, unknown>, {
+            page: parsePageRequest(request.query, {
               defaultSize: SEARCH_DEFAULT_SIZE,
               maxSize: app.config.maxPageSize,
             }),

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import type { FastifyInstance } from 'fastify'
-import { buildTestApp, eachDatabase } from '../../test/harness.js'
+import { describe, test } from 'node:test'
+import { singleVisionLens } from '../../test/fixtures/catalog.js'
+import { eachDatabase, useTestApp } from '../../test/harness.js'
 import { parseSort } from '../http/page.js'
 import { insertPriceEntries, insertSkus, refreshMatview } from './catalog-repository.js'
 import type { Kind } from './kind.js'
@@ -31,153 +31,140 @@ const frame = (model: string, color: string, extra: Record<string, string> = {})
 })
 
 eachDatabase('nomenclature search rules', (ctx) => {
-  let app: FastifyInstance
+  const app = useTestApp(ctx, {
+    setup: async () => {
+      const db = ctx.db.primary
+      // Frames: 23 priced models (paging), plus text-normalisation and LIKE-character cases.
+      const models = Array.from({ length: 23 }, (_, i) => `CA ${String(i + 1).padStart(3, '0')}`)
+      await insertPriceEntries(db, glasses, [
+        ...models.map((model, i) => ({
+          manufacturer: 'Safilo',
+          brand: 'Carrera',
+          model,
+          price: 1000 + i * 100,
+          purchase: 400,
+        })),
+        { manufacturer: 'Safilo', brand: 'Carrera', model: 'Ёжик 100%', price: 5000, purchase: 2000 },
+        { manufacturer: 'Safilo', brand: 'Carrera', model: 'A_B', price: 6000, purchase: 2500 },
+      ])
+      await insertSkus(db, glasses, [
+        ...models.map((model, i) => frame(model, i % 2 === 0 ? 'black' : 'gold')),
+        frame('ЁЖИК 100%', 'чёрный'),
+        frame('a_b', 'havana'),
+        frame('AXB', 'havana'),
+      ])
 
-  before(async () => {
-    const db = ctx.db.primary
-    // Frames: 23 priced models (paging), plus text-normalisation and LIKE-character cases.
-    const models = Array.from({ length: 23 }, (_, i) => `CA ${String(i + 1).padStart(3, '0')}`)
-    await insertPriceEntries(db, glasses, [
-      ...models.map((model, i) => ({
-        manufacturer: 'Safilo',
-        brand: 'Carrera',
-        model,
-        price: 1000 + i * 100,
-        purchase: 400,
-      })),
-      { manufacturer: 'Safilo', brand: 'Carrera', model: 'Ёжик 100%', price: 5000, purchase: 2000 },
-      { manufacturer: 'Safilo', brand: 'Carrera', model: 'A_B', price: 6000, purchase: 2500 },
-    ])
-    await insertSkus(db, glasses, [
-      ...models.map((model, i) => frame(model, i % 2 === 0 ? 'black' : 'gold')),
-      frame('ЁЖИК 100%', 'чёрный'),
-      frame('a_b', 'havana'),
-      frame('AXB', 'havana'),
-    ])
-
-    // Sunglasses: a generic entry and a more specific one for one colour.
-    await insertPriceEntries(db, sunglasses, [
-      { manufacturer: 'EssilorLuxottica', brand: 'Ray-Ban', model: 'RB2140', price: 12000, purchase: 5000 },
-      {
+      // Sunglasses: a generic entry and a more specific one for one colour.
+      await insertPriceEntries(db, sunglasses, [
+        { manufacturer: 'EssilorLuxottica', brand: 'Ray-Ban', model: 'RB2140', price: 12000, purchase: 5000 },
+        {
+          manufacturer: 'EssilorLuxottica',
+          brand: 'Ray-Ban',
+          model: 'RB2140',
+          lensesType: 'polarized',
+          price: 15000,
+          purchase: 6000,
+        },
+      ])
+      const sun = (color: string, lensesType: string) => ({
+        barcode: nextBarcode(),
         manufacturer: 'EssilorLuxottica',
         brand: 'Ray-Ban',
         model: 'RB2140',
-        lensesType: 'polarized',
-        price: 15000,
-        purchase: 6000,
-      },
-    ])
-    const sun = (color: string, lensesType: string) => ({
-      barcode: nextBarcode(),
-      manufacturer: 'EssilorLuxottica',
-      brand: 'Ray-Ban',
-      model: 'RB2140',
-      color,
-      targetGroup: 'unisex',
-      material: 'acetate',
-      frameType: 'full rim',
-      lensesType,
-      design: 'wayfarer',
-    })
-    await insertSkus(db, sunglasses, [sun('black', 'polarized'), sun('black', 'tinted'), sun('tortoise', 'gradient')])
+        color,
+        targetGroup: 'unisex',
+        material: 'acetate',
+        frameType: 'full rim',
+        lensesType,
+        design: 'wayfarer',
+      })
+      await insertSkus(db, sunglasses, [sun('black', 'polarized'), sun('black', 'tinted'), sun('tortoise', 'gradient')])
 
-    // Lenses: two zones of one product and diameter bands.
-    const lens = {
-      manufacturer: 'Hoya',
-      brand: 'Nulux',
-      type: 'single vision',
-      lensClass: 'standard',
-      material: 'MR-8',
-      geometry: 'aspheric',
-      cover: 'Hi-Vision LongLife',
-      technology: 'clear',
-      color: 'colourless',
-      refractionIndex: 1.6,
-    }
-    await insertPriceEntries(db, lenses, [
-      {
-        ...lens,
-        diameterFrom: 65,
-        diameterTo: 75,
-        sphereFrom: -4,
-        sphereTo: 4,
-        cylinderFrom: -2,
-        cylinderTo: 0,
-        price: 5000,
-        purchase: 2000,
-      },
-      {
-        ...lens,
-        diameterFrom: 65,
-        diameterTo: 75,
-        sphereFrom: -8,
-        sphereTo: -4.25,
-        cylinderFrom: -2,
-        cylinderTo: 0,
-        price: 6500,
-        purchase: 2600,
-      },
-    ])
-    await insertSkus(db, lenses, [
-      { ...lens, barcode: nextBarcode(), diameter: 70 }, // made to order: every zone
-      { ...lens, barcode: nextBarcode(), diameter: 70, sphere: -2, cylinder: -0.5 }, // stock: its own zone
-      { ...lens, barcode: nextBarcode(), diameter: 80 }, // no band covers 80
-    ])
+      // Lenses: two zones of one product and diameter bands.
+      const lens = { ...singleVisionLens, cover: 'Hi-Vision LongLife' }
+      await insertPriceEntries(db, lenses, [
+        {
+          ...lens,
+          diameterFrom: 65,
+          diameterTo: 75,
+          sphereFrom: -4,
+          sphereTo: 4,
+          cylinderFrom: -2,
+          cylinderTo: 0,
+          price: 5000,
+          purchase: 2000,
+        },
+        {
+          ...lens,
+          diameterFrom: 65,
+          diameterTo: 75,
+          sphereFrom: -8,
+          sphereTo: -4.25,
+          cylinderFrom: -2,
+          cylinderTo: 0,
+          price: 6500,
+          purchase: 2600,
+        },
+      ])
+      await insertSkus(db, lenses, [
+        { ...lens, barcode: nextBarcode(), diameter: 70 }, // made to order: every zone
+        { ...lens, barcode: nextBarcode(), diameter: 70, sphere: -2, cylinder: -0.5 }, // stock: its own zone
+        { ...lens, barcode: nextBarcode(), diameter: 80 }, // no band covers 80
+      ])
 
-    // Semi-finished: an any-diameter entry and a 70 mm one.
-    const blank = {
-      manufacturer: 'Essilor',
-      brand: 'Orma SF',
-      type: 'single vision',
-      lensesClass: 'standard',
-      material: 'CR-39',
-      geometry: 'spherical',
-      cover: 'HC',
-      technology: 'clear',
-      color: 'colourless',
-      refractionIndex: 1.5,
-    }
-    await insertPriceEntries(db, semifinishedLenses, [
-      { ...blank, diameter: null, price: 800, purchase: 300 },
-      { ...blank, diameter: 70, price: 900, purchase: 350 },
-    ])
-    await insertSkus(db, semifinishedLenses, [
-      { ...blank, barcode: nextBarcode(), diameter: 65 },
-      { ...blank, barcode: nextBarcode(), diameter: 70 },
-    ])
+      // Semi-finished: an any-diameter entry and a 70 mm one.
+      const blank = {
+        manufacturer: 'Essilor',
+        brand: 'Orma SF',
+        type: 'single vision',
+        lensesClass: 'standard',
+        material: 'CR-39',
+        geometry: 'spherical',
+        cover: 'HC',
+        technology: 'clear',
+        color: 'colourless',
+        refractionIndex: 1.5,
+      }
+      await insertPriceEntries(db, semifinishedLenses, [
+        { ...blank, diameter: null, price: 800, purchase: 300 },
+        { ...blank, diameter: 70, price: 900, purchase: 350 },
+      ])
+      await insertSkus(db, semifinishedLenses, [
+        { ...blank, barcode: nextBarcode(), diameter: 65 },
+        { ...blank, barcode: nextBarcode(), diameter: 70 },
+      ])
 
-    // Ready-made glasses: dioptre bands, and a colour-specific price.
-    const ready = { frameManufacturer: 'Fabia Monti', frameBrand: 'Fabia Monti', frameModel: 'FM 385' }
-    await insertPriceEntries(db, extras, [
-      { ...ready, dioptreFrom: 0.5, dioptreTo: 3.5, price: 1190, purchase: 450 },
-      { ...ready, dioptreFrom: 4, dioptreTo: 6, price: 1390, purchase: 520 },
-      { ...ready, frameColor: 'gold', dioptreFrom: 0.5, dioptreTo: 3.5, price: 1290, purchase: 480 },
-    ])
-    const readySku = (color: string, dioptre: number) => ({
-      ...ready,
-      barcode: nextBarcode(),
-      frameType: 'full rim',
-      frameMaterial: 'metal',
-      frameTargetGroup: 'women',
-      frameColor: color,
-      lensManufacturer: 'Mingyue',
-      lensBrand: 'CR-39 HMC',
-      dioptre,
-    })
-    await insertSkus(db, extras, [
-      readySku('black', 2),
-      readySku('gold', 2),
-      readySku('black', 5),
-      readySku('black', 7),
-    ])
+      // Ready-made glasses: dioptre bands, and a colour-specific price.
+      const ready = { frameManufacturer: 'Fabia Monti', frameBrand: 'Fabia Monti', frameModel: 'FM 385' }
+      await insertPriceEntries(db, extras, [
+        { ...ready, dioptreFrom: 0.5, dioptreTo: 3.5, price: 1190, purchase: 450 },
+        { ...ready, dioptreFrom: 4, dioptreTo: 6, price: 1390, purchase: 520 },
+        { ...ready, frameColor: 'gold', dioptreFrom: 0.5, dioptreTo: 3.5, price: 1290, purchase: 480 },
+      ])
+      const readySku = (color: string, dioptre: number) => ({
+        ...ready,
+        barcode: nextBarcode(),
+        frameType: 'full rim',
+        frameMaterial: 'metal',
+        frameTargetGroup: 'women',
+        frameColor: color,
+        lensManufacturer: 'Mingyue',
+        lensBrand: 'CR-39 HMC',
+        dioptre,
+      })
+      await insertSkus(db, extras, [
+        readySku('black', 2),
+        readySku('gold', 2),
+        readySku('black', 5),
+        readySku('black', 7),
+      ])
 
-    for (const kind of [glasses, sunglasses, lenses, semifinishedLenses, extras]) await refreshMatview(db, kind)
-    app = await buildTestApp(ctx.db)
+      for (const kind of [glasses, sunglasses, lenses, semifinishedLenses, extras]) await refreshMatview(db, kind)
+    },
   })
-  after(() => app?.close())
 
   const search = async (kind: Kind, body: Record<string, unknown>, query = '') => {
-    const response = await app.inject({
+    const response = await app().inject({
       method: 'POST',
       url: `/api/v2/good/nomenclature/search/${kind.path}${query}`,
       payload: body,

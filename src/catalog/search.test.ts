@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
-import type { FastifyInstance } from 'fastify'
+import { test } from 'node:test'
 import { samples } from '../../test/fixtures/catalog.js'
-import { buildTestApp, eachDatabase } from '../../test/harness.js'
+import { eachDatabase, useTestApp } from '../../test/harness.js'
 import { insertPriceEntries, insertSkus, refreshMatview } from './catalog-repository.js'
 import type { ItemField, Kind } from './kind.js'
 import { kinds } from './kinds.js'
@@ -30,25 +29,23 @@ function expectedValue(kind: Kind, field: ItemField, byPriceList: boolean): unkn
 }
 
 eachDatabase('nomenclature search, table-driven over the seven kinds', (ctx) => {
-  let app: FastifyInstance
-
-  before(async () => {
-    for (const kind of kinds) {
-      const { entry, sku } = samples[kind.path]!
-      const key = firstKey(kind)
-      await insertPriceEntries(ctx.db.primary, kind, [entry, { ...entry, [key.name]: `${entry[key.name]} Orphan` }])
-      await insertSkus(ctx.db.primary, kind, [
-        sku,
-        { ...sku, barcode: `${sku.barcode}9`, [key.name]: `${sku[key.name]} Unpriced` },
-      ])
-      await refreshMatview(ctx.db.primary, kind)
-    }
-    app = await buildTestApp(ctx.db)
+  const app = useTestApp(ctx, {
+    setup: async () => {
+      for (const kind of kinds) {
+        const { entry, sku } = samples[kind.path]!
+        const key = firstKey(kind)
+        await insertPriceEntries(ctx.db.primary, kind, [entry, { ...entry, [key.name]: `${entry[key.name]} Orphan` }])
+        await insertSkus(ctx.db.primary, kind, [
+          sku,
+          { ...sku, barcode: `${sku.barcode}9`, [key.name]: `${sku[key.name]} Unpriced` },
+        ])
+        await refreshMatview(ctx.db.primary, kind)
+      }
+    },
   })
-  after(() => app?.close())
 
   const search = (kind: Kind, body: Record<string, unknown>, query = '') =>
-    app.inject({ method: 'POST', url: `${searchPath(kind)}${query}`, payload: body })
+    app().inject({ method: 'POST', url: `${searchPath(kind)}${query}`, payload: body })
 
   for (const kind of kinds) {
     test(`${kind.path}: the matview search returns the priced SKU with every item field and its entry's price`, async () => {

@@ -1,4 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely'
+import type { Tables } from '../db/tables.js'
 import { messageText } from '../domain/messages.js'
 import { invalidField } from '../http/problem.js'
 import { dataVersionSql, readDataVersion, searchReads } from './catalog-state.js'
@@ -19,7 +20,7 @@ import { fieldSql } from './search-query.js'
 
 export const MAX_SUGGESTIONS = 10
 /** pg_trgm's default `similarity_threshold`. */
-export const SIMILARITY_THRESHOLD = 0.3
+const SIMILARITY_THRESHOLD = 0.3
 
 export type SuggestionMatch = 'prefix' | 'substring' | 'similar'
 
@@ -69,12 +70,12 @@ export function similarity(a: Set<string>, b: Set<string>): number {
 }
 
 /** The text fields a kind can suggest in a mode. */
-export function suggestableFields(kind: Kind, byPriceList: boolean): string[] {
+function suggestableFields(kind: Kind, byPriceList: boolean): string[] {
   return facetFields(kind, byPriceList).text.map((field) => field.name)
 }
 
 async function fieldValues(
-  db: Kysely<any>,
+  db: Kysely<Tables>,
   kind: Kind,
   byPriceList: boolean,
   column: RawBuilder<unknown>,
@@ -192,7 +193,7 @@ function* similarValues(list: FieldValues, wanted: Set<string>): Generator<{ ind
 
 /** The suggestions for `query` in a kind's text field; 400 naming `field` or `q` when they are unusable. */
 export async function suggest(
-  db: Kysely<any>,
+  db: Kysely<Tables>,
   kind: Kind,
   request: { readonly field: string; readonly q: string; readonly byPriceList: boolean; readonly limit?: number },
   cache?: ResultCache,

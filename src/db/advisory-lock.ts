@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely'
+import type { Tables } from './tables.js'
 
 /*
  * Transaction-level advisory locks: released by COMMIT or ROLLBACK, so an error path can never leak one. The key
@@ -13,12 +14,12 @@ const key = (purpose: string, object: string) =>
  * Waits for the lock until the surrounding transaction ends. `db` must be a transaction: outside one the lock
  * would be released at once.
  */
-export async function lockForTransaction(db: Kysely<any>, purpose: string, object: string): Promise<void> {
+export async function lockForTransaction(db: Kysely<Tables>, purpose: string, object: string): Promise<void> {
   await sql`SELECT pg_advisory_xact_lock(${key(purpose, object)})`.execute(db)
 }
 
 /** Takes the lock if it is free (true) or returns false at once; held until the surrounding transaction ends. */
-export async function tryLockForTransaction(db: Kysely<any>, purpose: string, object: string): Promise<boolean> {
+export async function tryLockForTransaction(db: Kysely<Tables>, purpose: string, object: string): Promise<boolean> {
   const { rows } = await sql<{
     locked: boolean
   }>`SELECT pg_try_advisory_xact_lock(${key(purpose, object)}) AS locked`.execute(db)

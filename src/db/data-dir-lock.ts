@@ -120,12 +120,6 @@ export function lockDataDir(dataDir: string, role: string): DataDirLock {
   }
 }
 
-/** Reads who holds the lock on `dataDir`, if anyone does (running or not). */
-export function lockHolder(dataDir: string): LockHolder | undefined {
-  const text = readText(join(resolve(dataDir), LOCK_FILE))
-  return text === undefined ? undefined : parseHolder(text)
-}
-
 function busy(directory: string, holder: LockHolder | undefined, who?: string): DataDirBusyError {
   const what =
     who ??

@@ -6,12 +6,10 @@ import { type CompiledQuery, Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams'
 import { copyDatabaseFiles } from './data-dir-files.js'
-import { type PGliteClient, PGlitePool } from './pglite-pool.js'
+import { asPostgresPool, type PGliteClient, PGlitePool } from './pglite-pool.js'
 import { ReadRouting, type ReadRoutingStats } from './read-routing.js'
 import { guardedConnect, WorkAbandonedError } from './request-work.js'
-import type { DB } from './tables.js'
-
-export type Db = Kysely<DB>
+import type { Tables } from './tables.js'
 
 export interface DatabaseOptions {
   /** `postgres://…`: use that server through `pg`. Unset: the embedded PGlite database. */
@@ -70,13 +68,13 @@ export interface RawClient {
 export interface Database {
   readonly driver: 'pglite' | 'postgres'
   /** Reads and writes: the primary. */
-  readonly primary: Db
+  readonly primary: Kysely<Tables>
   /**
    * Searches and listings: the read replica when configured, else the same as {@link primary}. With a replica,
    * each connection taken goes to the replica when it has replayed every write committed before, else to the
    * primary (read-routing.ts): what it reads is never older than what was committed before it was asked for.
    */
-  readonly read: Db
+  readonly read: Kysely<Tables>
   /** The read replica's routing (readiness, metrics); undefined without a replica. */
   readonly readRouting?: {
     readonly stats: ReadRoutingStats
@@ -136,7 +134,9 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
   const dataDir = options.dataDir
   // A request's work is guarded (request-work.ts); an embedded statement runs synchronously, so none is cancelled.
   const connect = guardedConnect(() => pool.connect())
-  const db: Db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: { connect, end: () => pool.end() } as never }) })
+  const db: Kysely<Tables> = new Kysely<Tables>({
+    dialect: new PostgresDialect({ pool: asPostgresPool(connect, () => pool.end()) }),
+  })
 
   const copyRowsWith =
     (client: PGliteClient) => async (table: string, columns: readonly string[], chunks: AsyncIterable<string>) => {
@@ -167,8 +167,10 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
       try {
         await client.query('BEGIN')
         const raw: RawClient = {
-          query: async (sql, parameters) => (await client.query(sql, parameters)).rows as never,
-          execute: async (query) => (await client.query(query.sql, query.parameters)).rows as never,
+          query: async <Row>(sql: string, parameters?: readonly unknown[]) =>
+            (await client.query<Row>(sql, parameters)).rows,
+          execute: async <Row>(query: CompiledQuery<Row>) =>
+            (await client.query<Row>(query.sql, query.parameters)).rows,
           copyRows: copyRowsWith(client),
           async *copyOut(query) {
             const blob = await client.copyToBlob(`COPY (${query}) TO '/dev/blob' WITH (FORMAT text)`)
@@ -230,7 +232,7 @@ function newPool(url: string, options: DatabaseOptions): pg.Pool {
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
     application_name: options.applicationName ?? 'optics-catalog',
-    types: { getTypeParser: pgTypeParser } as never,
+    types: { getTypeParser: pgTypeParser },
     ...(statementTimeout > 0
       ? { statement_timeout: statementTimeout, idle_in_transaction_session_timeout: statementTimeout }
       : {}),
@@ -270,7 +272,7 @@ async function openServer(options: DatabaseOptions, url: string): Promise<Databa
   const cancellers: pg.Pool[] = []
   const pool = newPool(url, options)
   const primaryPool = guardedPool(pool, url, cancellers)
-  const db: Db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: primaryPool }) })
+  const db: Kysely<Tables> = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: primaryPool }) })
   let read = db
   let readPool: pg.Pool | undefined
   let guardedReadPool = primaryPool
@@ -299,7 +301,7 @@ async function openServer(options: DatabaseOptions, url: string): Promise<Databa
     }
     readPool = replica
     routing = readRouting
-    read = new Kysely<DB>({ dialect: new PostgresDialect({ pool: guardedReadPool }) })
+    read = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: guardedReadPool }) })
   }
 
   return {

@@ -1,5 +1,6 @@
 import { type Kysely, type Migration, Migrator, sql } from 'kysely'
 import { migrations } from './migrations/index.js'
+import type { Tables } from './tables.js'
 
 /**
  * Applies every pending migration; throws with the failing migration's name if one fails.
@@ -9,7 +10,7 @@ import { migrations } from './migrations/index.js'
  * `registry` is the service's own; the schema drift test passes another to build a database to compare with.
  */
 export async function migrateToLatest(
-  db: Kysely<any>,
+  db: Kysely<Tables>,
   registry: Readonly<Record<string, Migration>> = migrations,
 ): Promise<string[]> {
   const { rows } = await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(db)

@@ -1,4 +1,5 @@
 import type { PGlite } from '@electric-sql/pglite'
+import type { PostgresPool, PostgresQueryResult } from 'kysely'
 
 /**
  * A `pg.Pool` look-alike over one PGlite instance, so Kysely's own PostgreSQL dialect drives the embedded database
@@ -56,6 +57,23 @@ export class PGlitePool {
   }
 }
 
+/**
+ * A pool for Kysely's Postgres dialect, lending PGlite clients. The dialect's type asks each client for cursors
+ * too (`query(cursor)`, used only by Kysely's `stream()`), which PGlite has not and nothing here uses: the one
+ * cast leaves that overload out.
+ */
+export function asPostgresPool(connect: () => Promise<PGliteClient>, end: () => Promise<void>): PostgresPool {
+  return { connect, end } as unknown as PostgresPool
+}
+
+/**
+ * The command a PGlite result carries, typed as Kysely's Postgres dialect declares it. PGlite's results carry none
+ * (the empty text stands in, as before), which that declaration does not allow for: the one cast says so.
+ */
+function commandOf(result: object): PostgresQueryResult<unknown>['command'] {
+  return ((result as { command?: string }).command ?? '') as PostgresQueryResult<unknown>['command']
+}
+
 export class PGliteClient {
   readonly #pglite: PGlite
   readonly #release: () => void
@@ -66,12 +84,19 @@ export class PGliteClient {
     this.#release = release
   }
 
-  async query(sql: string, parameters: readonly unknown[] = []) {
-    const result = await this.#pglite.query(sql, parameters as unknown[])
+  /**
+   * One statement, answered in the shape of `pg`'s result, which Kysely's Postgres dialect reads. PGlite's result
+   * names no command, so none is given: Kysely then reports no affected-row count, as it always has here.
+   */
+  async query<Row = Record<string, unknown>>(
+    sql: string,
+    parameters: readonly unknown[] = [],
+  ): Promise<PostgresQueryResult<Row>> {
+    const result = await this.#pglite.query<Row>(sql, [...parameters])
     return {
-      command: (result as { command?: string }).command ?? '',
+      command: commandOf(result),
       rowCount: result.affectedRows ?? 0,
-      rows: result.rows as Record<string, unknown>[],
+      rows: result.rows,
     }
   }
 

@@ -32,11 +32,6 @@ export function outsideRequest<T>(fn: () => T): T {
   return scope.exit(fn)
 }
 
-/** The signal of the request whose work is running, if any. */
-export function currentRequestSignal(): AbortSignal | undefined {
-  return scope.getStore()
-}
-
 interface PoolClient {
   query(...args: any[]): any
   release(...args: any[]): void

@@ -1,5 +1,15 @@
 import type { ColumnType, Generated } from 'kysely'
 
+/**
+ * A requested id of a `bigint` column, as its decimal text, where a query compares the column with it. The column
+ * reads as a number (ids stay far below 2^53), but a request may name any bigint, which a number would round to
+ * another id: the text is bound as the parameter and PostgreSQL compares it as a bigint. The one cast gives it the
+ * column's type for Kysely.
+ */
+export function bigintId(text: string): number {
+  return text as unknown as number
+}
+
 /** `numeric` money or measure: read as an exact decimal string, written from a string or a number. */
 export type Decimal = ColumnType<string, string | number, string | number>
 
@@ -65,7 +75,8 @@ export interface CatalogChangeTable {
   logged_at: ColumnType<Date, Date | undefined, Date>
 }
 
-export interface DB {
+/** Every table the service's code names by its type, with its columns' types: the type of Kysely's `db`. */
+export interface Tables {
   catalog_change: CatalogChangeTable
   glasses_price: GlassesPriceTable
   glass_price_change: GlassPriceChangeTable

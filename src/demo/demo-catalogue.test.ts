@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
-import type { FastifyInstance } from 'fastify'
+import { test } from 'node:test'
 import { sql } from 'kysely'
-import { buildTestApp, eachDatabase } from '../../test/harness.js'
+import { eachDatabase, useTestApp } from '../../test/harness.js'
 import { entryFieldColumns } from '../catalog/catalog-repository.js'
 import type { Kind } from '../catalog/kind.js'
 import { kinds } from '../catalog/kinds.js'
@@ -107,13 +106,11 @@ test('made-to-order lenses have no powers, stock lenses have sphere and cylinder
 const SCALE = 1000
 
 eachDatabase('demo catalogue loader', (ctx) => {
-  let app: FastifyInstance
-
-  before(async () => {
-    await seedCatalogue(ctx.db, { scale: SCALE, seed: 7 })
-    app = await buildTestApp(ctx.db)
+  const app = useTestApp(ctx, {
+    setup: async () => {
+      await seedCatalogue(ctx.db, { scale: SCALE, seed: 7 })
+    },
   })
-  after(() => app?.close())
 
   for (const kind of kinds) {
     test(`seed ${kind.path}: every generated row is loaded; unpriced SKUs are absent from the matview`, async () => {
@@ -141,7 +138,7 @@ eachDatabase('demo catalogue loader', (ctx) => {
       const unsold = products.filter((p) => p.skus.length === 0).flatMap((p) => p.entries)
       assert.ok(unsold.length > 0, 'the catalogue has entries without SKUs')
       const url = `/api/v2/good/nomenclature/search/${kind.path}`
-      const byPriceList = (await app.inject({ method: 'POST', url, payload: { byPriceList: true } })).json()
+      const byPriceList = (await app().inject({ method: 'POST', url, payload: { byPriceList: true } })).json()
       assert.equal(byPriceList.totalElements, entries)
       const { rows } = await sql<{ n: number }>`
         SELECT count(*)::int AS n FROM ${sql.table(kind.priceTable)} e

@@ -108,7 +108,7 @@ export class Random {
 }
 
 /** A 32-bit seed from a text (FNV-1a), so each kind has its own sequence under one catalogue seed. */
-export function hashSeed(text: string, seed: number): number {
+function hashSeed(text: string, seed: number): number {
   let hash = (0x811c9dc5 ^ seed) >>> 0
   for (let i = 0; i < text.length; i++) {
     hash ^= text.charCodeAt(i)
@@ -125,7 +125,7 @@ export function ean13CheckDigit(digits12: string): number {
 }
 
 /** A valid EAN-13: the 4-digit prefix, an 8-digit serial number, the check digit. */
-export function ean13(prefix: string, serial: number): string {
+function ean13(prefix: string, serial: number): string {
   const digits = `${prefix}${String(serial).padStart(8, '0')}`
   return `${digits}${ean13CheckDigit(digits)}`
 }

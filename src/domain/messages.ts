@@ -11,7 +11,7 @@
  * (messages.test.ts). Field, column and parameter names stay the API's own in both languages.
  */
 
-export const LANGUAGES = ['en', 'ru'] as const
+const LANGUAGES = ['en', 'ru'] as const
 export type Language = (typeof LANGUAGES)[number]
 
 const en = {
@@ -483,7 +483,7 @@ function escapePattern(literal: string): string {
 }
 
 /** The key and values of an English message the catalogue knows, else undefined. */
-export function parseMessage(message: string): { key: MessageKey; values: Record<string, string> } | undefined {
+function parseMessage(message: string): { key: MessageKey; values: Record<string, string> } | undefined {
   for (const { key, pattern, names } of matchers) {
     const match = pattern.exec(message)
     if (!match) continue

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
-import { after, before, beforeEach, describe, test } from 'node:test'
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { describe, test } from 'node:test'
+import type { LightMyRequestResponse } from 'fastify'
 import { sql } from 'kysely'
 import {
   ageEntries,
@@ -13,7 +13,7 @@ import {
   storedEntry,
   todayIn,
 } from '../../test/fixtures/glass-prices.js'
-import { buildTestApp, eachDatabase, type TestContext } from '../../test/harness.js'
+import { eachDatabase, type TestContext, useTestApp } from '../../test/harness.js'
 import type { RawClient } from '../db/database.js'
 
 /*
@@ -65,15 +65,12 @@ async function racing(
 }
 
 eachDatabase('glass price list: bulk price change', (ctx) => {
-  let app: FastifyInstance
-  before(async () => {
-    app = await buildTestApp(ctx.db)
+  const app = useTestApp(ctx, {
+    beforeEach: () => clearGlassPrices(ctx.db),
   })
-  after(() => app?.close())
-  beforeEach(() => clearGlassPrices(ctx.db))
 
   const bulk = (body: Body, query = '') =>
-    app.inject({ method: 'POST', url: `${pricesPath}/list${query}`, payload: body })
+    app().inject({ method: 'POST', url: `${pricesPath}/list${query}`, payload: body })
   const prices = async () => (await storedEntries(ctx.db)).map((entry) => [entry.price, entry.purchase])
   const fieldsOf = (response: LightMyRequestResponse) =>
     ((response.json().errors ?? []) as { field: string }[]).map((error) => error.field)
@@ -356,7 +353,7 @@ eachDatabase('glass price list: bulk price change', (ctx) => {
       await ageEntries(ctx.db)
       const response = await bulk({ priceTypeBase: 'RETAIL', priceTypeChange: 'RETAIL', round: 'TENS' })
       assert.equal(response.headers['x-changed-count'], '1')
-      const list = (await app.inject({ method: 'GET', url: `${pricesPath}/list` })).json().content
+      const list = (await app().inject({ method: 'GET', url: `${pricesPath}/list` })).json().content
       assert.deepEqual(
         list.map((item: Record<string, unknown>) => [item.id, item.price, item.lastUpdatedOn, item.user]),
         [
@@ -548,7 +545,7 @@ eachDatabase('glass price list: bulk price change', (ctx) => {
       const responses = await racing(ctx, rowLock, [
         () => bulk({ priceTypeBase: 'RETAIL', priceTypeChange: 'RETAIL', difference: 100, round: 'WHOLE' }),
         () =>
-          app.inject({
+          app().inject({
             method: 'PUT',
             url: `${pricesPath}/${id}`,
             payload: { manufacturer: 'Safilo', brand: 'Carrera', model: 'raced', price: 5000, purchase: 400 },

@@ -1,5 +1,5 @@
 import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely'
-import type { DB } from '../db/tables.js'
+import type { Tables } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
 import { checkDecimal, compareDecimal, type DecimalValue } from '../domain/decimal.js'
 import { MAX_PRICE } from '../domain/limits.js'
@@ -28,8 +28,6 @@ import { finishChange, lockGlassPriceList, openChange } from './price-history.js
  * rejected row (new ≤ 0, or above the column's maximum) rejects the call before anything is written, and only
  * rows whose value changes are written, with their history rows in the same statement.
  */
-
-type Db = Kysely<DB>
 
 /** A validated bulk change: decimals as canonical text, `round` normalised (TO_INT → WHOLE). */
 export interface BulkChangeRule {
@@ -140,7 +138,7 @@ interface Counts {
   readonly rejectedCount: number
 }
 
-async function countSelection(db: Db, parts: RuleSql, lock: boolean): Promise<Counts> {
+async function countSelection(db: Kysely<Tables>, parts: RuleSql, lock: boolean): Promise<Counts> {
   const { rows } = await sql<Record<'selected' | 'changed' | 'rejected', number | string>>`
     ${computedCte(parts, lock)}
     SELECT count(*) AS selected,
@@ -155,7 +153,12 @@ async function countSelection(db: Db, parts: RuleSql, lock: boolean): Promise<Co
   }
 }
 
-async function firstRows(db: Db, parts: RuleSql, which: 'changed' | 'rejected', limit: number): Promise<PreviewRow[]> {
+async function firstRows(
+  db: Kysely<Tables>,
+  parts: RuleSql,
+  which: 'changed' | 'rejected',
+  limit: number,
+): Promise<PreviewRow[]> {
   const condition = which === 'changed' ? sql`new_value <> old_value` : parts.rejected(sql.ref('new_value'))
   const { rows } = await sql<Record<string, string | number>>`
     ${computedCte(parts, false)}
@@ -180,7 +183,7 @@ const REJECTED_ROWS = 20
  * `wouldApply` is false, with the reasons, when the real call would be refused or would change nothing.
  */
 export async function previewBulkPriceChange(
-  db: Db,
+  db: Kysely<Tables>,
   filter: GlassPriceFilter,
   rule: BulkChangeRule,
 ): Promise<BulkChangePreview> {
@@ -227,7 +230,7 @@ export interface BulkChangeResult {
  * then nothing is written. An empty selection is a recorded no-op. Opens its own transaction unless `db` is one.
  */
 export async function applyBulkPriceChange(
-  db: Db,
+  db: Kysely<Tables>,
   filter: GlassPriceFilter,
   rule: BulkChangeRule,
   user: string,

@@ -4,7 +4,7 @@ import { type PageCaches, readCountedPage } from '../catalog/counted-page.js'
 import { glasses } from '../catalog/kinds.js'
 import type { SearchIndex } from '../catalog/search-index/search-index.js'
 import { DATA_VERSION } from '../catalog/search-query.js'
-import type { DB } from '../db/tables.js'
+import { bigintId, type Tables } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
 import { checkDecimal } from '../domain/decimal.js'
 import { canonicalText, keyTextProblem } from '../domain/key-text.js'
@@ -35,8 +35,6 @@ import { type EntryRow, entryChangeRows, recordChange } from './price-history.js
  * each with its history in the same transaction. Ids travel as decimal text validated as a positive bigint, so
  * no id is ever rounded through a float.
  */
-
-type Db = Kysely<DB>
 
 /** A validated entry: text trimmed, money as canonical decimal text. */
 export interface GlassPriceInput {
@@ -121,7 +119,7 @@ export const entryTag = (row: EntryRow) => `"${row.version}"`
  * The 412's detail: an older tag means the entry was changed since the client read it; a tag the entry never had
  * (a newer version, or not a version at all) is said to be one, rather than blamed on a change.
  */
-export function staleTagDetail(id: string, header: string, row: EntryRow): string {
+function staleTagDetail(id: string, header: string, row: EntryRow): string {
   const current = entryTag(row)
   const versions = header
     .split(',')
@@ -134,7 +132,7 @@ export function staleTagDetail(id: string, header: string, row: EntryRow): strin
   return messageText('entry.neverHadVersion', { id, tag: header.trim(), current })
 }
 
-export function ifMatchAllows(header: string | undefined, row: EntryRow): boolean {
+function ifMatchAllows(header: string | undefined, row: EntryRow): boolean {
   if (header === undefined) return true
   const current = entryTag(row)
   return header
@@ -152,7 +150,7 @@ export interface ListingRequest {
   readonly timezone: string
 }
 
-export function orderExpressions(column: SortColumn): RawBuilder<unknown>[] {
+function orderExpressions(column: SortColumn): RawBuilder<unknown>[] {
   // Ties end on the id, so pages never overlap or skip; PARAMETERS compares normalised text byte-wise (the
   // same order on every server, served by an index).
   switch (column) {
@@ -182,16 +180,16 @@ const listingCountKey = (filter: GlassPriceFilter) => JSON.stringify(['glass-pri
  * last change) and their total, each with the data version it was read at.
  */
 export function buildListingQueries(
-  db: Db,
+  db: Kysely<Tables>,
   request: ListingRequest,
   options: { readonly fenced?: boolean; readonly walk?: number } = {},
 ) {
   const conditions = glassPriceFilterConditions(request.filter)
   const where = <Q extends { where(condition: Expression<SqlBool>): Q }>(query: Q): Q =>
     conditions.reduce((q, condition) => q.where(condition), query)
-  const ordered = <Q extends { orderBy(expression: never): Q }>(query: Q): Q =>
+  const ordered = <Q extends { orderBy(expression: Expression<unknown>): Q }>(query: Q): Q =>
     orderExpressions(request.sortColumn).reduce(
-      (q, expression) => q.orderBy((request.sortDirection === 'DESC' ? sql`${expression} DESC` : expression) as never),
+      (q, expression) => q.orderBy(request.sortDirection === 'DESC' ? sql`${expression} DESC` : expression),
       query,
     )
   const { page, size } = request.page
@@ -232,7 +230,7 @@ export function buildListingQueries(
 
 /** One page of the listing and its exact total, read as a search's (`readCountedPage`: fenced, cached per version). */
 export async function listGlassPrices(
-  db: Db,
+  db: Kysely<Tables>,
   request: ListingRequest,
   caches: PageCaches = {},
   index?: SearchIndex,
@@ -283,7 +281,7 @@ export type ListingSelection = Pick<ListingRequest, 'filter' | 'sortColumn' | 's
  * is skipped or repeated whatever the size. Rows carry the SQL columns (prices as exact text).
  */
 export async function* glassPricePages(
-  db: Db,
+  db: Kysely<Tables>,
   selection: ListingSelection,
   pageSize = 5000,
 ): AsyncGenerator<Record<string, unknown>[]> {
@@ -301,7 +299,7 @@ export async function* glassPricePages(
       const after = sql<SqlBool>`(${sql.join(keys)}) ${sql.raw(descending ? '<' : '>')} (${sql.join(last)})`
       query = query.where(after)
     }
-    for (const key of keys) query = query.orderBy(descending ? sql`${key} DESC` : (key as never))
+    for (const key of keys) query = query.orderBy(descending ? sql`${key} DESC` : key)
     const rows = (await query.limit(pageSize).execute()) as Record<string, unknown>[]
     if (rows.length === 0) return
     const tail = rows[rows.length - 1] as Record<string, unknown>
@@ -312,19 +310,15 @@ export async function* glassPricePages(
 }
 
 /** The entry with this id (decimal text), or undefined. */
-export async function findGlassPrice(db: Db, id: string): Promise<EntryRow | undefined> {
-  return db
-    .selectFrom('glasses_price')
-    .selectAll()
-    .where('id', '=', id as unknown as number)
-    .executeTakeFirst()
+export async function findGlassPrice(db: Kysely<Tables>, id: string): Promise<EntryRow | undefined> {
+  return db.selectFrom('glasses_price').selectAll().where('id', '=', bigintId(id)).executeTakeFirst()
 }
 
-async function lockEntry(db: Db, id: string): Promise<EntryRow> {
+async function lockEntry(db: Kysely<Tables>, id: string): Promise<EntryRow> {
   const row = await db
     .selectFrom('glasses_price')
     .selectAll()
-    .where('id', '=', id as unknown as number)
+    .where('id', '=', bigintId(id))
     .forUpdate()
     .executeTakeFirst()
   if (!row) throw entryNotFound(messageText('entry.notFound', { id }))
@@ -332,14 +326,14 @@ async function lockEntry(db: Db, id: string): Promise<EntryRow> {
 }
 
 /** 409 when another entry has the same manufacturer, brand and model (case-insensitively, trimmed). */
-async function rejectDuplicate(db: Db, input: GlassPriceInput, exceptId?: string): Promise<void> {
+async function rejectDuplicate(db: Kysely<Tables>, input: GlassPriceInput, exceptId?: string): Promise<void> {
   let query = db
     .selectFrom('glasses_price')
     .select('id')
     .where(sql<SqlBool>`optics_norm(manufacturer) = optics_norm(${input.manufacturer})`)
     .where(sql<SqlBool>`optics_norm(brand) = optics_norm(${input.brand})`)
     .where(sql<SqlBool>`optics_norm(model) = optics_norm(${input.model})`)
-  if (exceptId !== undefined) query = query.where('id', '<>', exceptId as unknown as number)
+  if (exceptId !== undefined) query = query.where('id', '<>', bigintId(exceptId))
   const existing = await query.limit(1).executeTakeFirst()
   if (existing) {
     throw conflict('duplicate-key', messageText('entry.duplicate', { ...input, id: String(existing.id) }), {
@@ -349,7 +343,7 @@ async function rejectDuplicate(db: Db, input: GlassPriceInput, exceptId?: string
 }
 
 /** Creates an entry and records it; 409 on a duplicate key. Opens its own transaction unless `db` is one. */
-export async function createGlassPrice(db: Db, input: GlassPriceInput, user: string): Promise<EntryRow> {
+export async function createGlassPrice(db: Kysely<Tables>, input: GlassPriceInput, user: string): Promise<EntryRow> {
   return inTransaction(db, async (trx) => {
     await rejectDuplicate(trx, input)
     const row = await trx
@@ -372,7 +366,7 @@ export async function createGlassPrice(db: Db, input: GlassPriceInput, user: str
  * history). Opens its own transaction unless `db` is one.
  */
 export async function updateGlassPrice(
-  db: Db,
+  db: Kysely<Tables>,
   id: string,
   input: GlassPriceInput,
   user: string,
@@ -390,7 +384,7 @@ export async function updateGlassPrice(
         updated_by: user,
         version: sql<number>`version + 1`,
       })
-      .where('id', '=', id as unknown as number)
+      .where('id', '=', bigintId(id))
       .where(
         sql<SqlBool>`(manufacturer, brand, model, price, purchase) IS DISTINCT FROM
           (${input.manufacturer}, ${input.brand}, ${input.model}, ${input.price}::numeric, ${input.purchase}::numeric)`,
@@ -404,14 +398,11 @@ export async function updateGlassPrice(
 }
 
 /** Deletes an entry and records its last values. 404 when missing, 412 when `ifMatch` names another version. */
-export async function deleteGlassPrice(db: Db, id: string, user: string, ifMatch?: string): Promise<void> {
+export async function deleteGlassPrice(db: Kysely<Tables>, id: string, user: string, ifMatch?: string): Promise<void> {
   await inTransaction(db, async (trx) => {
     const before = await lockEntry(trx, id)
     if (!ifMatchAllows(ifMatch, before)) throw preconditionFailed(staleTagDetail(id, ifMatch ?? '', before))
-    await trx
-      .deleteFrom('glasses_price')
-      .where('id', '=', id as unknown as number)
-      .execute()
+    await trx.deleteFrom('glasses_price').where('id', '=', bigintId(id)).execute()
     await recordChange(
       trx,
       { action: 'DELETE', user, parameters: { id: Number(id) } },

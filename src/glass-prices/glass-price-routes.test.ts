@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict'
-import { after, before, beforeEach, describe, test } from 'node:test'
-import type { FastifyInstance } from 'fastify'
+import { describe, test } from 'node:test'
 import { sql } from 'kysely'
 import {
   ageEntries,
@@ -13,21 +12,18 @@ import {
   storedEntry,
   todayIn,
 } from '../../test/fixtures/glass-prices.js'
-import { buildTestApp, eachDatabase } from '../../test/harness.js'
+import { buildTestApp, eachDatabase, useTestApp } from '../../test/harness.js'
 
 /* The glass price list's listing and CRUD, through the API, checking the stored state after each write. */
 
 const entry = { manufacturer: 'Safilo', brand: 'Carrera', model: 'CARRERA 8862', price: 11990, purchase: 4800 }
 
 eachDatabase('glass price list: listing and CRUD', (ctx) => {
-  let app: FastifyInstance
-  before(async () => {
-    app = await buildTestApp(ctx.db)
+  const app = useTestApp(ctx, {
+    beforeEach: () => clearGlassPrices(ctx.db),
   })
-  after(() => app?.close())
-  beforeEach(() => clearGlassPrices(ctx.db))
 
-  const list = (query = '') => app.inject({ method: 'GET', url: `${pricesPath}/list${query}` })
+  const list = (query = '') => app().inject({ method: 'GET', url: `${pricesPath}/list${query}` })
   const ids = (response: { json(): { content: { id: number }[] } }) => response.json().content.map((item) => item.id)
   const fieldsOf = (response: { json(): { errors?: { field: string }[] } }) =>
     (response.json().errors ?? []).map((error) => error.field)
@@ -230,7 +226,7 @@ eachDatabase('glass price list: listing and CRUD', (ctx) => {
   })
 
   describe('create, read, update, delete', () => {
-    const create = (payload: unknown) => app.inject({ method: 'POST', url: pricesPath, payload: payload as object })
+    const create = (payload: unknown) => app().inject({ method: 'POST', url: pricesPath, payload: payload as object })
 
     test('create answers 200 with the contract shape and an ETag, stores trimmed values and records the change', async () => {
       const response = await create({ ...entry, manufacturer: '  Safilo ', price: '11990.50', purchase: 4800 })
@@ -276,14 +272,14 @@ eachDatabase('glass price list: listing and CRUD', (ctx) => {
     })
 
     test('create with a body that is not JSON is a 400, with an XML content type a 415', async () => {
-      const broken = await app.inject({
+      const broken = await app().inject({
         method: 'POST',
         url: pricesPath,
         headers: { 'content-type': 'application/json' },
         payload: '{"manufacturer":',
       })
       assert.equal(broken.statusCode, 400)
-      const xml = await app.inject({
+      const xml = await app().inject({
         method: 'POST',
         url: pricesPath,
         headers: { 'content-type': 'application/xml' },
@@ -317,21 +313,21 @@ eachDatabase('glass price list: listing and CRUD', (ctx) => {
 
     test('read answers the entry with its ETag; a missing id is a 404', async () => {
       const [id] = await seedEntries(ctx.db, [entry])
-      const response = await app.inject({ method: 'GET', url: `${pricesPath}/${id}` })
+      const response = await app().inject({ method: 'GET', url: `${pricesPath}/${id}` })
       assert.equal(response.statusCode, 200)
       assert.deepEqual(response.json(), { id, ...entry })
       assert.equal(response.headers.etag, '"1"')
-      const missing = await app.inject({ method: 'GET', url: `${pricesPath}/${id! + 1000}` })
+      const missing = await app().inject({ method: 'GET', url: `${pricesPath}/${id! + 1000}` })
       assert.equal(missing.statusCode, 404)
       assert.match(String(missing.headers['content-type']), /^application\/problem\+json/)
-      const biggest = await app.inject({ method: 'GET', url: `${pricesPath}/9223372036854775807` })
+      const biggest = await app().inject({ method: 'GET', url: `${pricesPath}/9223372036854775807` })
       assert.equal(biggest.statusCode, 404)
     })
 
     test('read, update and delete of an id that is not a positive integer are a 400 naming id', async () => {
       for (const id of ['0', '-1', 'abc', '1.5', '9223372036854775808', '1e3']) {
         for (const method of ['GET', 'PUT', 'DELETE'] as const) {
-          const response = await app.inject({
+          const response = await app().inject({
             method,
             url: `${pricesPath}/${id}`,
             ...(method === 'PUT' ? { payload: entry } : {}),
@@ -340,14 +336,14 @@ eachDatabase('glass price list: listing and CRUD', (ctx) => {
           assert.deepEqual(fieldsOf(response), ['id'], `${method} ${id}`)
         }
       }
-      const slash = await app.inject({ method: 'GET', url: `${pricesPath}/1/` })
+      const slash = await app().inject({ method: 'GET', url: `${pricesPath}/1/` })
       assert.equal(slash.statusCode, 404, 'a trailing slash is another path, as in Spring 6')
     })
 
     test('update replaces the values, bumps the ETag, records what changed and stamps date and user', async () => {
       const [id] = await seedEntries(ctx.db, [entry])
       await ageEntries(ctx.db)
-      const response = await app.inject({
+      const response = await app().inject({
         method: 'PUT',
         url: `${pricesPath}/${id}`,
         payload: { ...entry, model: 'CARRERA 8862/N', price: '12990' },
@@ -376,7 +372,7 @@ eachDatabase('glass price list: listing and CRUD', (ctx) => {
     test('update with the values the entry already holds changes nothing: same ETag, date and history', async () => {
       const [id] = await seedEntries(ctx.db, [entry])
       await ageEntries(ctx.db)
-      const response = await app.inject({
+      const response = await app().inject({
         method: 'PUT',
         url: `${pricesPath}/${id}`,
         payload: { ...entry, price: '11990.00' },
@@ -389,7 +385,7 @@ eachDatabase('glass price list: listing and CRUD', (ctx) => {
 
     test('update to the key of another entry is a 409; changing only the case of its own key is allowed', async () => {
       const [first, second] = await seedEntries(ctx.db, [entry, { ...entry, model: 'CARRERA 1' }])
-      const duplicate = await app.inject({
+      const duplicate = await app().inject({
         method: 'PUT',
         url: `${pricesPath}/${second}`,
         payload: { ...entry, model: 'carrera 8862 ' },
@@ -397,7 +393,7 @@ eachDatabase('glass price list: listing and CRUD', (ctx) => {
       assert.equal(duplicate.statusCode, 409)
       assert.equal(duplicate.json().existingId, first)
       assert.equal((await storedEntry(ctx.db, second!))?.model, 'CARRERA 1')
-      const recased = await app.inject({
+      const recased = await app().inject({
         method: 'PUT',
         url: `${pricesPath}/${first}`,
         payload: { ...entry, model: 'Carrera 8862' },
@@ -407,10 +403,14 @@ eachDatabase('glass price list: listing and CRUD', (ctx) => {
 
     test('update validates the body as create does, and a missing id is a 404', async () => {
       const [id] = await seedEntries(ctx.db, [entry])
-      const invalid = await app.inject({ method: 'PUT', url: `${pricesPath}/${id}`, payload: { ...entry, price: -5 } })
+      const invalid = await app().inject({
+        method: 'PUT',
+        url: `${pricesPath}/${id}`,
+        payload: { ...entry, price: -5 },
+      })
       assert.equal(invalid.statusCode, 400)
       assert.deepEqual(fieldsOf(invalid), ['price'])
-      const missing = await app.inject({ method: 'PUT', url: `${pricesPath}/${id! + 1000}`, payload: entry })
+      const missing = await app().inject({ method: 'PUT', url: `${pricesPath}/${id! + 1000}`, payload: entry })
       assert.equal(missing.statusCode, 404)
       assert.equal((await storedEntry(ctx.db, id!))?.price, '11990.00')
     })
@@ -418,7 +418,7 @@ eachDatabase('glass price list: listing and CRUD', (ctx) => {
     test('If-Match with a stale ETag is a 412 on update and delete and changes nothing; current, * or none pass', async () => {
       const [id] = await seedEntries(ctx.db, [entry])
       const put = (ifMatch: string | undefined, price: number) =>
-        app.inject({
+        app().inject({
           method: 'PUT',
           url: `${pricesPath}/${id}`,
           payload: { ...entry, price },
@@ -432,7 +432,7 @@ eachDatabase('glass price list: listing and CRUD', (ctx) => {
       assert.equal((await put('"7", W/"2"', 300)).statusCode, 200, 'a list holding the current tag passes')
       assert.equal((await put('*', 400)).statusCode, 200)
       assert.equal((await put(undefined, 500)).statusCode, 200, 'without If-Match the last write wins')
-      const staleDelete = await app.inject({
+      const staleDelete = await app().inject({
         method: 'DELETE',
         url: `${pricesPath}/${id}`,
         headers: { 'if-match': '"1"' },
@@ -442,12 +442,12 @@ eachDatabase('glass price list: listing and CRUD', (ctx) => {
         staleDelete.json().detail,
         `Entry ${id} was changed since (If-Match "1"; its ETag is now "5"); read it again`,
       )
-      const ahead = await app.inject({ method: 'DELETE', url: `${pricesPath}/${id}`, headers: { 'if-match': '"9"' } })
+      const ahead = await app().inject({ method: 'DELETE', url: `${pricesPath}/${id}`, headers: { 'if-match': '"9"' } })
       assert.equal(ahead.statusCode, 412)
       assert.equal(ahead.json().detail, `Entry ${id} never had the version If-Match names ("9"); its ETag is "5"`)
       assert.ok(await storedEntry(ctx.db, id!), 'the entry is still there')
-      const current = (await app.inject({ method: 'GET', url: `${pricesPath}/${id}` })).headers.etag as string
-      const deleted = await app.inject({
+      const current = (await app().inject({ method: 'GET', url: `${pricesPath}/${id}` })).headers.etag as string
+      const deleted = await app().inject({
         method: 'DELETE',
         url: `${pricesPath}/${id}`,
         headers: { 'if-match': current },
@@ -457,13 +457,13 @@ eachDatabase('glass price list: listing and CRUD', (ctx) => {
 
     test('delete answers 200 with an empty body; the entry is gone and a second delete is a 404', async () => {
       const [id, other] = await seedEntries(ctx.db, [entry, { ...entry, model: 'other' }])
-      const response = await app.inject({ method: 'DELETE', url: `${pricesPath}/${id}` })
+      const response = await app().inject({ method: 'DELETE', url: `${pricesPath}/${id}` })
       assert.equal(response.statusCode, 200)
       assert.equal(response.body, '')
       assert.equal(await storedEntry(ctx.db, id!), undefined)
       assert.ok(await storedEntry(ctx.db, other!), 'other entries stay')
-      assert.equal((await app.inject({ method: 'GET', url: `${pricesPath}/${id}` })).statusCode, 404)
-      assert.equal((await app.inject({ method: 'DELETE', url: `${pricesPath}/${id}` })).statusCode, 404)
+      assert.equal((await app().inject({ method: 'GET', url: `${pricesPath}/${id}` })).statusCode, 404)
+      assert.equal((await app().inject({ method: 'DELETE', url: `${pricesPath}/${id}` })).statusCode, 404)
       const { rows } = await sql<{ action: string }>`SELECT action FROM glass_price_change`.execute(ctx.db.primary)
       assert.deepEqual(
         rows.map((row) => row.action),

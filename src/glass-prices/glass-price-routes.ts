@@ -1,7 +1,8 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { type Kysely, sql } from 'kysely'
 import Type from 'typebox'
-import type { DB } from '../db/tables.js'
+import type { Tables } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
 import { messageText, translate } from '../domain/messages.js'
 import { answerWrite, kyselySql, type WriteOutcome } from '../http/idempotency.js'
@@ -30,15 +31,12 @@ import {
   EntryHistoryItemSchema,
   EntryIdParamsSchema,
   GlassPriceEntrySchema,
-  type GlassPriceInputBody,
   GlassPriceInputSchema,
   GlassPriceListItemSchema,
   GlassPriceListQuerySchema,
   LISTING_DEFAULT_SIZE,
   PriceChangeSchema,
   RevertResultSchema,
-  type SortColumn,
-  type SortDirection,
 } from './glass-price-schemas.js'
 import { entryHistory, hasHistory, listChanges, revertChange } from './price-history.js'
 import { type JobOperation, prefersAsync, WriteJobSchema } from './write-jobs.js'
@@ -61,12 +59,13 @@ const ifMatchHeader = Type.Object({
   ),
 })
 
-function pageOf(request: FastifyRequest, maxSize: number) {
-  return parsePageRequest(request.query as Record<string, unknown>, { defaultSize: LISTING_DEFAULT_SIZE, maxSize })
+function pageOf(query: Record<string, unknown>, maxSize: number) {
+  return parsePageRequest(query, { defaultSize: LISTING_DEFAULT_SIZE, maxSize })
 }
 
 /** The glass price list: listing, CRUD, bulk change, history and revert. */
-export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
+export async function glassPriceRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   // Route flags of auth.ts: writes need prices:write; reads of purchase prices and history may need prices:read.
   const writes = { writesCatalog: true }
   // Bulk changes and reverts of hundreds of thousands of entries take tens of seconds: their own deadline.
@@ -79,7 +78,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
     request: FastifyRequest,
     reply: FastifyReply,
     operation: JobOperation,
-    write: (db: Kysely<DB>) => Promise<WriteOutcome>,
+    write: (db: Kysely<Tables>) => Promise<WriteOutcome>,
   ) =>
     prefersAsync(request)
       ? app.writeJobs.start(request, reply, operation, (complete) =>
@@ -108,7 +107,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-      const id = parseId((request.params as { id: string }).id)
+      const id = parseId(request.params.id)
       const job = await app.writeJobs.find(id)
       if (!job) throw entryNotFound(messageText('job.notFound', { id }))
       return job
@@ -131,14 +130,11 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-      const query = request.query as Record<string, unknown> & {
-        sortColumn?: SortColumn
-        sortDirection?: SortDirection
-      }
+      const query = request.query
       const requested = query.sortColumn !== undefined || query.sortDirection !== undefined
       const sortColumn = query.sortColumn ?? 'ID'
       const sortDirection = query.sortDirection ?? 'ASC'
-      const page = pageOf(request, app.config.maxPageSize)
+      const page = pageOf(request.query, app.config.maxPageSize)
       return listGlassPrices(
         app.db.read,
         {
@@ -183,9 +179,9 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const query = request.query as Record<string, unknown> & { dryRun?: boolean }
+      const query = request.query
       const filter = parseGlassPriceFilter(query)
-      const rule = validateBulkChange(request.body as never)
+      const rule = validateBulkChange(request.body)
       if (query.dryRun) {
         const preview = await previewBulkPriceChange(app.db.primary, filter, rule)
         // The reasons are words for the price manager: in the language of the request, as problems are.
@@ -220,7 +216,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const input = validateGlassPriceInput(request.body as GlassPriceInputBody)
+      const input = validateGlassPriceInput(request.body)
       return answerWrite(request, reply, app.db.primary, async (db) => {
         const row = await createGlassPrice(db, input, principalName(request))
         return { status: 200, headers: { etag: entryTag(row) }, body: toEntry(row) }
@@ -240,7 +236,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
         response: { 200: PageSchema(PriceChangeSchema), ...problemResponses(503) },
       },
     },
-    async (request) => listChanges(app.db.primary, pageOf(request, app.config.maxPageSize)),
+    async (request) => listChanges(app.db.primary, pageOf(request.query, app.config.maxPageSize)),
   )
 
   app.post(
@@ -263,7 +259,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const batch = parseId((request.params as { batch: string }).batch, 'batch')
+      const batch = parseId(request.params.batch, 'batch')
       return writeOrJob(request, reply, 'revert', async (db) => ({
         status: 200,
         headers: {},
@@ -285,7 +281,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const id = parseId((request.params as { id: string }).id)
+      const id = parseId(request.params.id)
       const row = await findGlassPrice(app.db.primary, id)
       if (!row) throw entryNotFound(messageText('entry.notFound', { id }))
       reply.header('etag', entryTag(row))
@@ -308,8 +304,8 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const id = parseId((request.params as { id: string }).id)
-      const input = validateGlassPriceInput(request.body as GlassPriceInputBody)
+      const id = parseId(request.params.id)
+      const input = validateGlassPriceInput(request.body)
       return answerWrite(request, reply, app.db.primary, async (db) => {
         const row = await updateGlassPrice(db, id, input, principalName(request), ifMatch(request))
         return { status: 200, headers: { etag: entryTag(row) }, body: toEntry(row) }
@@ -331,7 +327,7 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const id = parseId((request.params as { id: string }).id)
+      const id = parseId(request.params.id)
       return answerWrite(request, reply, app.db.primary, async (db) => {
         await deleteGlassPrice(db, id, principalName(request), ifMatch(request))
         return { status: 200, headers: {} }
@@ -353,12 +349,12 @@ export async function glassPriceRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-      const id = parseId((request.params as { id: string }).id)
+      const id = parseId(request.params.id)
       const db = app.db.primary
       if (!(await findGlassPrice(db, id)) && !(await hasHistory(db, id))) {
         throw entryNotFound(messageText('entry.noHistory', { id }))
       }
-      return entryHistory(db, id, pageOf(request, app.config.maxPageSize))
+      return entryHistory(db, id, pageOf(request.query, app.config.maxPageSize))
     },
   )
 }

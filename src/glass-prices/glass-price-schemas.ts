@@ -121,7 +121,7 @@ export const BulkChangeQuerySchema = Type.Object({
   ),
 })
 
-export const PRICE_TYPES = ['PURCHASE', 'RETAIL'] as const
+const PRICE_TYPES = ['PURCHASE', 'RETAIL'] as const
 export type PriceType = (typeof PRICE_TYPES)[number]
 /** The rounding steps; `TO_INT` (sent by the existing front end) is an alias of `WHOLE`. */
 export const ROUNDINGS = ['WHOLE', 'TENS', 'HUNDREDS'] as const
@@ -159,7 +159,7 @@ const PreviewRowSchema = Type.Object({
 })
 export type PreviewRow = Static<typeof PreviewRowSchema>
 
-export const PREVIEW_REASONS = ['bulk-change-rejected', 'nothing-selected', 'nothing-changes'] as const
+const PREVIEW_REASONS = ['bulk-change-rejected', 'nothing-selected', 'nothing-changes'] as const
 
 export const BulkChangePreviewSchema = Type.Object(
   {
@@ -190,7 +190,7 @@ export const BulkChangePreviewSchema = Type.Object(
 )
 export type BulkChangePreview = Static<typeof BulkChangePreviewSchema>
 
-export const CHANGE_ACTIONS = ['CREATE', 'UPDATE', 'DELETE', 'BULK_CHANGE', 'IMPORT', 'REVERT'] as const
+const CHANGE_ACTIONS = ['CREATE', 'UPDATE', 'DELETE', 'BULK_CHANGE', 'IMPORT', 'REVERT'] as const
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number]
 export const CHANGE_FIELDS = ['manufacturer', 'brand', 'model', 'price', 'purchase'] as const
 export type ChangeField = (typeof CHANGE_FIELDS)[number]
@@ -236,7 +236,7 @@ export const PriceChangeSchema = Type.Object(
 )
 export type PriceChange = Static<typeof PriceChangeSchema>
 
-export const REVERT_CONFLICTS = ['CHANGED', 'DELETED', 'EXISTS', 'DUPLICATE'] as const
+const REVERT_CONFLICTS = ['CHANGED', 'DELETED', 'EXISTS', 'DUPLICATE'] as const
 
 const RevertConflictSchema = Type.Object({
   entryId: Type.Integer(),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { readdirSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
-import { after, before, beforeEach, describe, test } from 'node:test'
+import { after, before, describe, test } from 'node:test'
 import ExcelJS from 'exceljs'
 import type { FastifyInstance } from 'fastify'
 import Papa from 'papaparse'
@@ -14,7 +14,7 @@ import {
   seedEntries,
   storedEntries,
 } from '../../test/fixtures/glass-prices.js'
-import { buildTestApp, eachDatabase } from '../../test/harness.js'
+import { buildTestApp, eachDatabase, useTestApp } from '../../test/harness.js'
 import { glassPricePages } from './glass-price-repository.js'
 import { SORT_COLUMNS, SORT_DIRECTIONS } from './glass-price-schemas.js'
 
@@ -25,21 +25,19 @@ const header = 'manufacturer,brand,model,price,purchase'
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'
 
 eachDatabase('glass price list: upload and download', (ctx) => {
-  let app: FastifyInstance
-  before(async () => {
-    app = await buildTestApp(ctx.db, { IMPORT_BODY_LIMIT: '16384' })
+  const app = useTestApp(ctx, {
+    env: { IMPORT_BODY_LIMIT: '16384' },
+    beforeEach: () => clearGlassPrices(ctx.db),
   })
-  after(() => app?.close())
-  beforeEach(() => clearGlassPrices(ctx.db))
 
   const upload = (body: string | Buffer, query = '', contentType = 'text/csv') =>
-    app.inject({
+    app().inject({
       method: 'POST',
       url: `${pricesPath}/import${query}`,
       headers: { 'content-type': contentType },
       payload: body,
     })
-  const download = (query = '') => app.inject({ method: 'GET', url: `${pricesPath}/export${query}` })
+  const download = (query = '') => app().inject({ method: 'GET', url: `${pricesPath}/export${query}` })
   const stored = async () =>
     (await storedEntries(ctx.db)).map((e) => [e.manufacturer, e.brand, e.model, e.price, e.purchase, e.updated_by])
 
@@ -71,12 +69,12 @@ eachDatabase('glass price list: upload and download', (ctx) => {
         ['Luxottica', 'Ray-Ban', 'RB5154', '12990.00', '6500.00', 'anonymous'],
         ['Safilo, S.p.A.', 'Carrera', 'CA 8862', '11990.50', '4800.00', 'anonymous'],
       ])
-      const changes = (await app.inject({ method: 'GET', url: `${pricesPath}/changes` })).json().content
+      const changes = (await app().inject({ method: 'GET', url: `${pricesPath}/changes` })).json().content
       assert.equal(changes[0].id, result.batch)
       assert.equal(changes[0].action, 'IMPORT')
       assert.equal(changes[0].changedCount, 2)
       const ids = (await storedEntries(ctx.db)).slice(1).map((e) => e.id)
-      const history = (await app.inject({ method: 'GET', url: `${pricesPath}/${ids[1]}/history` })).json()
+      const history = (await app().inject({ method: 'GET', url: `${pricesPath}/${ids[1]}/history` })).json()
       assert.equal(history.content[0].batch, result.batch)
       assert.deepEqual(
         history.content[0].changes.find((c: { field: string }) => c.field === 'price'),
@@ -88,7 +86,7 @@ eachDatabase('glass price list: upload and download', (ctx) => {
       await seedEntries(ctx.db, numberedEntries('Keep', 2))
       const before = await stored()
       const result = (await upload(csv(header, 'A,B,C,1,1', 'A,B,D,2,2'))).json()
-      const revert = await app.inject({ method: 'POST', url: `${pricesPath}/changes/${result.batch}/revert` })
+      const revert = await app().inject({ method: 'POST', url: `${pricesPath}/changes/${result.batch}/revert` })
       assert.equal(revert.statusCode, 200, revert.body)
       assert.equal(revert.json().restoredCount, 2)
       assert.deepEqual(await stored(), before)
@@ -116,7 +114,7 @@ eachDatabase('glass price list: upload and download', (ctx) => {
         ['Luxottica', 'Ray-Ban', 'RB5154', '12990.00', '6500.00', 'anonymous'],
         ['Safilo', 'Carrera', 'CA 8862', '11990.00', '4800.00', 'anonymous'],
       ])
-      const revert = await app.inject({
+      const revert = await app().inject({
         method: 'POST',
         url: `${pricesPath}/changes/${response.json().batch}/revert`,
       })
@@ -182,14 +180,14 @@ eachDatabase('glass price list: upload and download', (ctx) => {
         ],
       )
       assert.deepEqual((await stored()).slice(3, 5), untouched)
-      const history = (await app.inject({ method: 'GET', url: `${pricesPath}/${ids[0]}/history` })).json()
+      const history = (await app().inject({ method: 'GET', url: `${pricesPath}/${ids[0]}/history` })).json()
       assert.equal(history.content[0].batch, result.batch)
       assert.equal(history.content[0].action, 'IMPORT')
       assert.deepEqual(history.content[0].changes, [{ field: 'price', oldValue: 9990, newValue: 10490 }])
-      const changes = (await app.inject({ method: 'GET', url: `${pricesPath}/changes` })).json().content
+      const changes = (await app().inject({ method: 'GET', url: `${pricesPath}/changes` })).json().content
       assert.equal(changes[0].changedCount, 2)
 
-      const revert = await app.inject({ method: 'POST', url: `${pricesPath}/changes/${result.batch}/revert` })
+      const revert = await app().inject({ method: 'POST', url: `${pricesPath}/changes/${result.batch}/revert` })
       assert.equal(revert.statusCode, 200, revert.body)
       assert.equal(revert.json().restoredCount, 2)
       assert.deepEqual(
@@ -267,7 +265,7 @@ eachDatabase('glass price list: upload and download', (ctx) => {
       await seedEntries(ctx.db, [{ manufacturer: 'A', brand: 'B', model: 'C', price: 1, purchase: 1 }])
       const file = csv('Производитель;Бренд;Модель;Цена;Закупка;Цвет', 'A;B;C;1;1;x', 'A;B;D;-1;1,555;x')
       const ask = (language?: string) =>
-        app.inject({
+        app().inject({
           method: 'POST',
           url: `${pricesPath}/import`,
           headers: { 'content-type': 'text/csv', ...(language ? { 'accept-language': language } : {}) },
@@ -285,7 +283,7 @@ eachDatabase('glass price list: upload and download', (ctx) => {
       )
       const russianProblems = async (...lines: string[]) =>
         (
-          await app.inject({
+          await app().inject({
             method: 'POST',
             url: `${pricesPath}/import`,
             headers: { 'content-type': 'text/csv', 'accept-language': 'ru' },
@@ -446,7 +444,7 @@ eachDatabase('glass price list: upload and download', (ctx) => {
           for await (const page of glassPricePages(ctx.db.read, selection, 7)) paged.push(...page.map((r) => r.id))
           assert.equal(whole.length, 40)
           assert.deepEqual(paged, whole, `${sortColumn} ${sortDirection}`)
-          const listed = await app.inject({
+          const listed = await app().inject({
             method: 'GET',
             url: `${pricesPath}/list?size=40&sortColumn=${sortColumn}&sortDirection=${sortDirection}`,
           })
@@ -697,7 +695,7 @@ eachDatabase('glass price list: upload and download', (ctx) => {
         await holder
       }
       // The import nobody waits for any more is cancelled: once the database moves, it commits nothing.
-      const probe = await app.inject({ method: 'GET', url: `${pricesPath}/list` })
+      const probe = await app().inject({ method: 'GET', url: `${pricesPath}/list` })
       assert.equal(probe.statusCode, 200)
       await new Promise((resolve) => setTimeout(resolve, 300))
       assert.deepEqual(await stored(), [])

@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises'
-import { PassThrough } from 'node:stream'
+import { PassThrough, type Readable } from 'node:stream'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import Type from 'typebox'
 import { glasses } from '../catalog/kinds.js'
@@ -13,33 +14,21 @@ import {
   StoredOutcome,
   type WriteOutcome,
 } from '../http/idempotency.js'
+import { mediaTypeDetail } from '../http/media-types.js'
 import { principalName } from '../http/principal.js'
-import {
-  conflict,
-  invalidField,
-  mediaTypeDetail,
-  ProblemError,
-  unprocessable,
-  unsupportedMediaType,
-} from '../http/problem.js'
+import { conflict, invalidField, ProblemError, unprocessable, unsupportedMediaType } from '../http/problem.js'
 import { isAbandonment } from '../http/request-timeout.js'
 import { problemResponses } from '../http/schemas.js'
 import { SpooledUpload, UploadSpool } from '../http/upload-spool.js'
 import { StringEnum } from '../http/validation.js'
-import { IMPORT_MODES, type ImportMode, ReplaceNotConfirmed } from '../transfer/csv-import.js'
+import { IMPORT_MODES, ReplaceNotConfirmed } from '../transfer/csv-import.js'
 import { type ExportRow, writeCsv, writeXlsx } from '../transfer/export-writer.js'
 import { transferColumns } from '../transfer/transfer-columns.js'
 import { looksLikeXlsx } from '../transfer/xlsx.js'
 import { parseGlassPriceFilter } from './glass-price-filter.js'
 import { type GlassPriceImportResult, importGlassPrices } from './glass-price-import.js'
 import { glassPricePages } from './glass-price-repository.js'
-import {
-  glassPriceFilterQueryProperties,
-  SORT_COLUMNS,
-  SORT_DIRECTIONS,
-  type SortColumn,
-  type SortDirection,
-} from './glass-price-schemas.js'
+import { glassPriceFilterQueryProperties, SORT_COLUMNS, SORT_DIRECTIONS } from './glass-price-schemas.js'
 import { prefersAsync, WriteJobSchema } from './write-jobs.js'
 
 /*
@@ -170,7 +159,8 @@ function importAnswer(result: GlassPriceImportResult) {
   }
 }
 
-export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<void> {
+export async function glassPriceTransferRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const limit = app.config.importBodyLimit
   app.addContentTypeParser([...CSV_TYPES, XLSX_TYPE], (request, payload, done) => {
     spool(request, payload, limit).then(
@@ -246,12 +236,7 @@ export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<vo
         }
         throw unsupportedMediaType(mediaTypeDetail(request), ['text/csv', XLSX_TYPE])
       }
-      const query = request.query as {
-        mode?: ImportMode
-        replace?: boolean
-        confirmDeletes?: number
-        dryRun?: boolean
-      }
+      const query = request.query
       if (query.replace && query.mode !== undefined && query.mode !== 'replace') {
         throw invalidField('replace', messageText('validation.replaceContradicts', { mode: query.mode }))
       }
@@ -345,24 +330,20 @@ export async function glassPriceTransferRoutes(app: FastifyInstance): Promise<vo
           'size. `excel=true` writes `;`, decimal commas and a BOM; `format=xlsx` a workbook.',
         querystring: ExportQuerySchema,
         response: {
-          200: {
+          // A stream of the file, not a value to serialise.
+          200: Type.Unsafe<Readable>({
             description: 'The file (Content-Disposition: attachment)',
             content: {
               'text/csv': { schema: { type: 'string' } },
               [XLSX_TYPE]: { schema: { type: 'string', format: 'binary' } },
             },
-          },
+          }),
           ...problemResponses(400, 503),
         },
       },
     },
     async (request, reply) => {
-      const query = request.query as Record<string, unknown> & {
-        sortColumn?: SortColumn
-        sortDirection?: SortDirection
-        format?: 'csv' | 'xlsx'
-        excel?: boolean
-      }
+      const query = request.query
       const pages = glassPricePages(app.db.read, {
         filter: parseGlassPriceFilter(query),
         sortColumn: query.sortColumn ?? 'ID',

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict'
-import { after, before, beforeEach, describe, test } from 'node:test'
-import type { FastifyInstance } from 'fastify'
+import { describe, test } from 'node:test'
 import { sql } from 'kysely'
 import {
   changeCount,
@@ -9,7 +8,7 @@ import {
   storedEntries,
   storedEntry,
 } from '../../test/fixtures/glass-prices.js'
-import { buildTestApp, eachDatabase } from '../../test/harness.js'
+import { eachDatabase, useTestApp } from '../../test/harness.js'
 import { glasses } from '../catalog/kinds.js'
 import { normaliseLookAlikeKeys } from '../db/migrations/0007-look-alike-keys.js'
 import { canonicalText } from '../domain/key-text.js'
@@ -27,19 +26,16 @@ const entry = { manufacturer: 'Safilo', brand: 'Carrera', price: 11990, purchase
 const lookAlikeModels = ['Café 01', 'Cafe\u0301 01', 'Caf\u200Bé 01', 'Café\u00A001', 'Café\u202F01']
 
 eachDatabase('glass price list: look-alike keys', (ctx) => {
-  let app: FastifyInstance
-  before(async () => {
-    app = await buildTestApp(ctx.db)
-  })
-  after(() => app?.close())
-  beforeEach(async () => {
-    await clearGlassPrices(ctx.db)
-    await sql`DELETE FROM glass_price_key_report`.execute(ctx.db.primary)
+  const app = useTestApp(ctx, {
+    beforeEach: async () => {
+      await clearGlassPrices(ctx.db)
+      await sql`DELETE FROM glass_price_key_report`.execute(ctx.db.primary)
+    },
   })
 
-  const create = (body: unknown) => app.inject({ method: 'POST', url: pricesPath, payload: body as object })
+  const create = (body: unknown) => app().inject({ method: 'POST', url: pricesPath, payload: body as object })
   const createRaw = (payload: string | Buffer) =>
-    app.inject({ method: 'POST', url: pricesPath, headers: { 'content-type': 'application/json' }, payload })
+    app().inject({ method: 'POST', url: pricesPath, headers: { 'content-type': 'application/json' }, payload })
   const fields = (response: { json(): { errors?: { field: string }[] } }) =>
     (response.json().errors ?? []).map((error) => error.field)
   const models = async () => (await storedEntries(ctx.db)).map((row) => row.model)
@@ -68,14 +64,14 @@ eachDatabase('glass price list: look-alike keys', (ctx) => {
     test('a PUT to a look-alike of another entry is a 409, and a PUT with its own key spelled otherwise changes nothing', async () => {
       const first = await create({ ...entry, model: 'Café 01' })
       const second = await create({ ...entry, model: 'Café 02' })
-      const clash = await app.inject({
+      const clash = await app().inject({
         method: 'PUT',
         url: `${pricesPath}/${second.json().id}`,
         payload: { ...entry, model: 'Cafe\u0301\u00A001' },
       })
       assert.equal(clash.statusCode, 409)
       assert.equal(clash.json().existingId, first.json().id)
-      const same = await app.inject({
+      const same = await app().inject({
         method: 'PUT',
         url: `${pricesPath}/${first.json().id}`,
         payload: { ...entry, model: '\uFEFFCafe\u0301 01' },
@@ -142,7 +138,7 @@ eachDatabase('glass price list: look-alike keys', (ctx) => {
     test('listing filters typed with a no-break space, in NFD or with a zero-width space find the entry', async () => {
       const created = await create({ ...entry, model: 'Café 01' })
       for (const model of lookAlikeModels) {
-        const response = await app.inject({
+        const response = await app().inject({
           method: 'GET',
           url: `${pricesPath}/list?model=${encodeURIComponent(model)}`,
         })
@@ -158,7 +154,7 @@ eachDatabase('glass price list: look-alike keys', (ctx) => {
     test('a price-list search typed with look-alike text finds the entry', async () => {
       const created = await create({ ...entry, model: 'Café 01' })
       for (const model of lookAlikeModels) {
-        const response = await app.inject({
+        const response = await app().inject({
           method: 'POST',
           url: '/api/v2/good/nomenclature/search/glasses',
           payload: { byPriceList: true, model },
@@ -176,19 +172,19 @@ eachDatabase('glass price list: look-alike keys', (ctx) => {
   describe('broken percent-encoding', () => {
     for (const broken of ['%FF', '%E0%A4%A', '%', '%zz']) {
       test(`${broken} in a query string is a 400 malformed-request, as in a path`, async () => {
-        const inQuery = await app.inject({ method: 'GET', url: `${pricesPath}/list?model=${broken}` })
+        const inQuery = await app().inject({ method: 'GET', url: `${pricesPath}/list?model=${broken}` })
         assert.equal(inQuery.statusCode, 400, inQuery.body)
         assert.equal(inQuery.headers['content-type'], 'application/problem+json; charset=utf-8')
         assert.equal(inQuery.json().code, 'malformed-request')
         assert.equal(inQuery.json().instance, `${pricesPath}/list`)
-        const inPath = await app.inject({ method: 'GET', url: `${pricesPath}/${broken}` })
+        const inPath = await app().inject({ method: 'GET', url: `${pricesPath}/${broken}` })
         assert.equal(inPath.statusCode, 400)
         assert.equal(inPath.json().code, inQuery.json().code)
       })
     }
 
     test('broken encoding in the query of a write refuses it before anything is written', async () => {
-      const response = await app.inject({
+      const response = await app().inject({
         method: 'POST',
         url: `${pricesPath}/list?model=%E0%A4%A`,
         payload: { priceTypeBase: 'RETAIL', priceTypeChange: 'RETAIL', coefficient: 2, round: 'WHOLE' },
@@ -199,7 +195,7 @@ eachDatabase('glass price list: look-alike keys', (ctx) => {
 
     test('valid encodings still decode: %C3%A9 and + are é and a space', async () => {
       const created = await create({ ...entry, model: 'Café 01' })
-      const response = await app.inject({ method: 'GET', url: `${pricesPath}/list?model=Caf%C3%A9+01` })
+      const response = await app().inject({ method: 'GET', url: `${pricesPath}/list?model=Caf%C3%A9+01` })
       assert.equal(response.statusCode, 200)
       assert.equal(response.json().content[0]?.id, created.json().id)
     })
@@ -208,7 +204,7 @@ eachDatabase('glass price list: look-alike keys', (ctx) => {
   describe('CSV import', () => {
     const header = 'manufacturer,brand,model,price,purchase'
     const upload = (body: string) =>
-      app.inject({
+      app().inject({
         method: 'POST',
         url: `${pricesPath}/import`,
         headers: { 'content-type': 'text/csv' },
@@ -328,7 +324,7 @@ eachDatabase('glass price list: look-alike keys', (ctx) => {
       )
 
       // The rewrite is a change of the history (old → new per field), and the change log saw the entry.
-      const history = await app.inject({ method: 'GET', url: `${pricesPath}/${nbsp}/history` })
+      const history = await app().inject({ method: 'GET', url: `${pricesPath}/${nbsp}/history` })
       assert.equal(history.statusCode, 200)
       const [item] = history.json().content
       assert.equal(item.action, 'UPDATE')
@@ -347,7 +343,7 @@ eachDatabase('glass price list: look-alike keys', (ctx) => {
       assert.ok((await generation()) > changesBefore)
 
       // The merged entry is now found by its printed key, and a look-alike of it is a duplicate.
-      const listed = await app.inject({ method: 'GET', url: `${pricesPath}/list?manufacturer=De%20Rigo` })
+      const listed = await app().inject({ method: 'GET', url: `${pricesPath}/list?manufacturer=De%20Rigo` })
       assert.deepEqual(
         listed.json().content.map((i: { id: number }) => i.id),
         [nbsp],
@@ -355,7 +351,7 @@ eachDatabase('glass price list: look-alike keys', (ctx) => {
       const again = await create({ ...entry, manufacturer: 'De Rigo', brand: 'Police', model: 'Café 9' })
       assert.equal(again.statusCode, 409)
       // A look-alike left as it was: writing it with its printed key answers 409 naming the other.
-      const rename = await app.inject({
+      const rename = await app().inject({
         method: 'PUT',
         url: `${pricesPath}/${nfd}`,
         payload: { ...entry, model: 'Cafe\u0301 01' },
@@ -367,9 +363,9 @@ eachDatabase('glass price list: look-alike keys', (ctx) => {
     test("reverting the migration's change keeps the keys in their one form", async () => {
       const [id] = await plant([['De\u00A0Rigo', 'Police', 'Caf\u200Be\u0301 9']])
       await normaliseLookAlikeKeys(ctx.db.primary)
-      const history = await app.inject({ method: 'GET', url: `${pricesPath}/${id}/history` })
+      const history = await app().inject({ method: 'GET', url: `${pricesPath}/${id}/history` })
       const batch = history.json().content[0].batch
-      const reverted = await app.inject({ method: 'POST', url: `${pricesPath}/changes/${batch}/revert` })
+      const reverted = await app().inject({ method: 'POST', url: `${pricesPath}/changes/${batch}/revert` })
       assert.equal(reverted.statusCode, 200, reverted.body)
       const row = await storedEntry(ctx.db, id!)
       assert.deepEqual([row?.manufacturer, row?.model], ['De Rigo', 'Café 9'])

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely'
+import type { Tables } from '../db/tables.js'
 import { messageText } from '../domain/messages.js'
 
 /*
@@ -28,7 +29,7 @@ export interface LookAlikeKeyReport {
 }
 
 /** The report of the migration's (latest) run; every list in entry order. */
-export async function readLookAlikeKeyReport(db: Kysely<any>): Promise<LookAlikeKeyReport> {
+export async function readLookAlikeKeyReport(db: Kysely<Tables>): Promise<LookAlikeKeyReport> {
   const { rows } = await sql<{
     entry_id: number | string
     outcome: string

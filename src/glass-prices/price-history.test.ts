@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict'
-import { after, before, beforeEach, test } from 'node:test'
-import type { FastifyInstance } from 'fastify'
+import { test } from 'node:test'
 import {
   changeCount,
   clearGlassPrices,
@@ -9,7 +8,7 @@ import {
   storedEntries,
   storedEntry,
 } from '../../test/fixtures/glass-prices.js'
-import { buildTestApp, eachDatabase } from '../../test/harness.js'
+import { eachDatabase, useTestApp } from '../../test/harness.js'
 
 /* History and undo of the glass price list (SPEC §6), through the API. */
 
@@ -17,15 +16,12 @@ const entry = { manufacturer: 'Safilo', brand: 'Carrera', model: 'CARRERA 8862',
 const raise = { priceTypeBase: 'RETAIL', priceTypeChange: 'RETAIL', coefficient: 1.1, round: 'TENS' }
 
 eachDatabase('glass price list: history and revert', (ctx) => {
-  let app: FastifyInstance
-  before(async () => {
-    app = await buildTestApp(ctx.db)
+  const app = useTestApp(ctx, {
+    beforeEach: () => clearGlassPrices(ctx.db),
   })
-  after(() => app?.close())
-  beforeEach(() => clearGlassPrices(ctx.db))
 
   const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: object) =>
-    app.inject({ method, url: `${pricesPath}${url}`, ...(payload ? { payload } : {}) })
+    app().inject({ method, url: `${pricesPath}${url}`, ...(payload ? { payload } : {}) })
   const bulk = async (body: object, query = '') => {
     const response = await call('POST', `/list${query}`, body)
     assert.equal(response.statusCode, 200, response.body)

@@ -1,6 +1,6 @@
 import { type Kysely, type Selectable, sql } from 'kysely'
 import { lockForTransaction } from '../db/advisory-lock.js'
-import type { DB, GlassesPriceTable } from '../db/tables.js'
+import { bigintId, type GlassesPriceTable, type Tables } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
 import { messageText } from '../domain/messages.js'
 import { buildPage, type Page, type PageRequest, resolveTotal } from '../http/page.js'
@@ -26,7 +26,6 @@ import {
  * old prices back); it restores the recorded values.
  */
 
-type Db = Kysely<DB>
 export type EntryRow = Selectable<GlassesPriceTable>
 
 export interface ChangeRow {
@@ -40,7 +39,7 @@ export interface ChangeRow {
  * Serialises the changes that span many entries (bulk change, revert) of the glass price list, also across
  * instances. `db` must be a transaction; the lock is held until it ends.
  */
-export function lockGlassPriceList(db: Db): Promise<void> {
+export function lockGlassPriceList(db: Kysely<Tables>): Promise<void> {
   return lockForTransaction(db, 'optics.price-list', 'glasses_price')
 }
 
@@ -64,13 +63,13 @@ export interface NewChange {
 }
 
 /** Starts a change (batch) in the caller's transaction; returns its id. Rows follow, then {@link finishChange}. */
-export async function openChange(db: Db, change: NewChange): Promise<number> {
+export async function openChange(db: Kysely<Tables>, change: NewChange): Promise<number> {
   const row = await db
     .insertInto('glass_price_change')
     .values({
       action: change.action,
       created_by: change.user,
-      parameters: sql<string>`${JSON.stringify(change.parameters ?? {})}::jsonb` as never,
+      parameters: sql<string>`${JSON.stringify(change.parameters ?? {})}::jsonb`,
       reverts: change.reverts ?? null,
     })
     .returning('id')
@@ -79,12 +78,12 @@ export async function openChange(db: Db, change: NewChange): Promise<number> {
 }
 
 /** Stores how many entries the change wrote. */
-export async function finishChange(db: Db, changeId: number, changedCount: number): Promise<void> {
+export async function finishChange(db: Kysely<Tables>, changeId: number, changedCount: number): Promise<void> {
   await db.updateTable('glass_price_change').set({ changed_count: changedCount }).where('id', '=', changeId).execute()
 }
 
 /** Records a change and its rows in the caller's transaction; returns the change id. */
-export async function recordChange(db: Db, change: NewChange, rows: readonly ChangeRow[]): Promise<number> {
+export async function recordChange(db: Kysely<Tables>, change: NewChange, rows: readonly ChangeRow[]): Promise<number> {
   const changeId = await openChange(db, change)
   if (rows.length > 0) {
     await db
@@ -118,8 +117,12 @@ const fieldOrder = (field: string) => CHANGE_FIELDS.indexOf(field as ChangeField
  * One entry's history, newest first, a page of changes; undefined when the entry has no history at all.
  * `entryId` is decimal text (an id validated as a positive bigint).
  */
-export async function entryHistory(db: Db, entryId: string, page: PageRequest): Promise<Page<EntryHistoryItem>> {
-  const id = entryId as unknown as number
+export async function entryHistory(
+  db: Kysely<Tables>,
+  entryId: string,
+  page: PageRequest,
+): Promise<Page<EntryHistoryItem>> {
+  const id = bigintId(entryId)
   const changes = await db
     .selectFrom('glass_price_change as c')
     .select(['c.id', 'c.action', 'c.created_at', 'c.created_by'])
@@ -168,17 +171,17 @@ export async function entryHistory(db: Db, entryId: string, page: PageRequest): 
 }
 
 /** Whether any change ever touched the entry (its history exists even after a delete). */
-export async function hasHistory(db: Db, entryId: string): Promise<boolean> {
+export async function hasHistory(db: Kysely<Tables>, entryId: string): Promise<boolean> {
   const row = await db
     .selectFrom('glass_price_change_row')
     .select('change_id')
-    .where('entry_id', '=', entryId as unknown as number)
+    .where('entry_id', '=', bigintId(entryId))
     .limit(1)
     .executeTakeFirst()
   return row !== undefined
 }
 
-function toPriceChange(row: Selectable<DB['glass_price_change']>): PriceChange {
+function toPriceChange(row: Selectable<Tables['glass_price_change']>): PriceChange {
   return {
     id: Number(row.id),
     action: row.action as ChangeAction,
@@ -192,7 +195,7 @@ function toPriceChange(row: Selectable<DB['glass_price_change']>): PriceChange {
 }
 
 /** The changes of the glass price list, newest first, as a page. */
-export async function listChanges(db: Db, page: PageRequest): Promise<Page<PriceChange>> {
+export async function listChanges(db: Kysely<Tables>, page: PageRequest): Promise<Page<PriceChange>> {
   const rows = await db
     .selectFrom('glass_price_change')
     .selectAll()
@@ -219,14 +222,14 @@ const CONFLICT_LIST_LIMIT = 100
  * second revert of it is a 409 rather than a silent re-apply. When every entry conflicts, nothing is written
  * and the answer is a 409 listing them. Opens its own transaction unless `db` is one.
  */
-export async function revertChange(db: Db, changeIdText: string, user: string): Promise<RevertResult> {
+export async function revertChange(db: Kysely<Tables>, changeIdText: string, user: string): Promise<RevertResult> {
   return inTransaction(db, async (trx) => {
     await lockGlassPriceList(trx)
     const changeId = Number(changeIdText)
     const original = await trx
       .selectFrom('glass_price_change')
       .selectAll()
-      .where('id', '=', changeIdText as unknown as number)
+      .where('id', '=', bigintId(changeIdText))
       .forUpdate()
       .executeTakeFirst()
     if (!original) throw entryNotFound(messageText('change.notFound', { id: changeIdText }))

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict'
-import { after, before, beforeEach, test } from 'node:test'
-import type { FastifyInstance } from 'fastify'
+import { test } from 'node:test'
 import { sql } from 'kysely'
 import {
   changeCount,
@@ -11,7 +10,7 @@ import {
   storedEntries,
   waitFor,
 } from '../../test/fixtures/glass-prices.js'
-import { buildTestApp, eachDatabase } from '../../test/harness.js'
+import { eachDatabase, useTestApp } from '../../test/harness.js'
 
 /*
  * Long writes as jobs (`Prefer: respond-async`): 202 with Location, the job polled to its end, its result the
@@ -22,21 +21,18 @@ const doubling = { priceTypeBase: 'RETAIL', priceTypeChange: 'RETAIL', coefficie
 const async = { prefer: 'respond-async, wait=0' }
 
 eachDatabase('write jobs', (ctx) => {
-  let app: FastifyInstance
-  before(async () => {
-    app = await buildTestApp(ctx.db)
-  })
-  after(() => app?.close())
-  beforeEach(async () => {
-    await clearGlassPrices(ctx.db)
-    await sql`DELETE FROM write_job`.execute(ctx.db.primary)
+  const app = useTestApp(ctx, {
+    beforeEach: async () => {
+      await clearGlassPrices(ctx.db)
+      await sql`DELETE FROM write_job`.execute(ctx.db.primary)
+    },
   })
 
   /** Polls the job the 202 names until it has ended; its last state. */
   const finished = async (location: string) => {
     let job: Record<string, any> = {}
     await waitFor(async () => {
-      const response = await app.inject({ method: 'GET', url: location })
+      const response = await app().inject({ method: 'GET', url: location })
       assert.equal(response.statusCode, 200, response.body)
       job = response.json()
       return job.state !== 'running'
@@ -46,7 +42,7 @@ eachDatabase('write jobs', (ctx) => {
 
   test('a bulk change with Prefer: respond-async answers 202 with the job, which ends with the 200 answer', async () => {
     await seedEntries(ctx.db, numberedEntries('Job', 3))
-    const accepted = await app.inject({
+    const accepted = await app().inject({
       method: 'POST',
       url: `${pricesPath}/list?brand=Job`,
       headers: async,
@@ -68,14 +64,14 @@ eachDatabase('write jobs', (ctx) => {
       ['200.00', '400.00', '600.00'],
     )
     // The change log shows the job's change.
-    const changes = (await app.inject({ method: 'GET', url: `${pricesPath}/changes` })).json()
+    const changes = (await app().inject({ method: 'GET', url: `${pricesPath}/changes` })).json()
     assert.equal(changes.content[0].id, job.batch)
     assert.equal(changes.content[0].parameters.job, job.id)
   })
 
   test('a job refused as the synchronous call would be fails with its problem, and writes nothing', async () => {
     await seedEntries(ctx.db, numberedEntries('Bad', 2))
-    const accepted = await app.inject({
+    const accepted = await app().inject({
       method: 'POST',
       url: `${pricesPath}/list?brand=Bad`,
       headers: async,
@@ -91,7 +87,7 @@ eachDatabase('write jobs', (ctx) => {
   })
 
   test('an upload and a revert run as jobs too', async () => {
-    const accepted = await app.inject({
+    const accepted = await app().inject({
       method: 'POST',
       url: `${pricesPath}/import`,
       headers: { ...async, 'content-type': 'text/csv' },
@@ -102,7 +98,7 @@ eachDatabase('write jobs', (ctx) => {
     assert.equal(imported.state, 'succeeded', JSON.stringify(imported))
     assert.equal(imported.result.body.created, 2)
     assert.equal(imported.batch, imported.result.body.batch)
-    const revert = await app.inject({
+    const revert = await app().inject({
       method: 'POST',
       url: `${pricesPath}/changes/${imported.batch}/revert`,
       headers: async,
@@ -120,11 +116,11 @@ eachDatabase('write jobs', (ctx) => {
       VALUES ('bulk-change', 'anna', 'a stopped instance', now() - interval '10 minutes') RETURNING id`.execute(
       ctx.db.primary,
     )
-    const response = await app.inject({ method: 'GET', url: `${pricesPath}/jobs/${rows[0]?.id}` })
+    const response = await app().inject({ method: 'GET', url: `${pricesPath}/jobs/${rows[0]?.id}` })
     assert.equal(response.statusCode, 200)
     assert.equal(response.json().state, 'failed')
     assert.equal(response.json().problem.code, 'job-lost')
-    const missing = await app.inject({ method: 'GET', url: `${pricesPath}/jobs/999999` })
+    const missing = await app().inject({ method: 'GET', url: `${pricesPath}/jobs/999999` })
     assert.equal(missing.statusCode, 404)
   })
 })

@@ -29,7 +29,7 @@ import { StringEnum } from '../http/validation.js'
  * wrote carries `job` among its parameters in the change log. Without the preference nothing changes.
  */
 
-export const JOB_STALE_SECONDS = 30
+const JOB_STALE_SECONDS = 30
 const HEARTBEAT_MS = 5000
 
 export const WriteJobSchema = Type.Object(

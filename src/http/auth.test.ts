@@ -2,11 +2,11 @@ import assert from 'node:assert/strict'
 import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { after, before, beforeEach, describe, test } from 'node:test'
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { after, beforeEach, describe, test } from 'node:test'
+import type { LightMyRequestResponse } from 'fastify'
 import { type CryptoKey, exportJWK, generateKeyPair, type JWTPayload, SignJWT, UnsecuredJWT } from 'jose'
 import { clearGlassPrices, pricesPath, seedEntries, storedEntries } from '../../test/fixtures/glass-prices.js'
-import { buildTestApp, eachDatabase } from '../../test/harness.js'
+import { buildTestApp, eachDatabase, useTestApp } from '../../test/harness.js'
 
 /*
  * Bearer-token authentication: tokens this test signs with the shared secret (HS256), and tokens signed by keys
@@ -60,17 +60,15 @@ function assertUnauthorized(response: LightMyRequestResponse, error?: string, de
 }
 
 eachDatabase('authentication with an HS256 secret', (ctx) => {
-  let app: FastifyInstance
-  before(async () => {
-    app = await buildTestApp(ctx.db, { AUTH_MODE: 'jwt', AUTH_JWT_SECRET: SECRET })
+  const app = useTestApp(ctx, {
+    env: { AUTH_MODE: 'jwt', AUTH_JWT_SECRET: SECRET },
+    beforeEach: () => clearGlassPrices(ctx.db),
   })
-  after(() => app?.close())
-  beforeEach(() => clearGlassPrices(ctx.db))
 
   const list = (headers: Record<string, string> = {}) =>
-    app.inject({ method: 'GET', url: `${pricesPath}/list`, headers })
+    app().inject({ method: 'GET', url: `${pricesPath}/list`, headers })
   const create = (headers: Record<string, string>, body: Record<string, unknown> = entry) =>
-    app.inject({ method: 'POST', url: pricesPath, headers, payload: body })
+    app().inject({ method: 'POST', url: pricesPath, headers, payload: body })
 
   describe('who may call', () => {
     test('an API call without a token is a 401 with a Bearer challenge', async () => {
@@ -78,7 +76,7 @@ eachDatabase('authentication with an HS256 secret', (ctx) => {
       assertUnauthorized(await list({ authorization: 'Basic dXNlcjpwYXNz' }))
       assertUnauthorized(await list({ authorization: 'Bearer' }))
       // Unknown API paths answer the same, so they reveal nothing without a token.
-      assertUnauthorized(await app.inject({ method: 'GET', url: '/api/v2/unknown' }))
+      assertUnauthorized(await app().inject({ method: 'GET', url: '/api/v2/unknown' }))
     })
 
     test('a valid token reads; the scheme name is case-insensitive', async () => {
@@ -140,10 +138,10 @@ eachDatabase('authentication with an HS256 secret', (ctx) => {
 
     test('probes and the API documentation need no token', async () => {
       for (const url of ['/actuator/health', '/actuator/info', '/actuator/prometheus']) {
-        assert.equal((await app.inject({ method: 'GET', url })).statusCode, 200, url)
+        assert.equal((await app().inject({ method: 'GET', url })).statusCode, 200, url)
       }
       for (const url of ['/v3/api-docs', '/swagger-ui', '/swagger-ui/index.html']) {
-        assert.notEqual((await app.inject({ method: 'GET', url })).statusCode, 401, url)
+        assert.notEqual((await app().inject({ method: 'GET', url })).statusCode, 401, url)
       }
     })
   })
@@ -164,7 +162,7 @@ eachDatabase('authentication with an HS256 secret', (ctx) => {
         ['POST', `${pricesPath}/list`, { priceTypeBase: 'RETAIL', priceTypeChange: 'RETAIL', round: 'TENS' }],
         ['POST', `${pricesPath}/changes/1/revert`, undefined],
       ] as const) {
-        const denied = await app.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) })
+        const denied = await app().inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) })
         assertProblem(denied, 403)
       }
       assert.equal((await storedEntries(ctx.db))[0]?.price, '11990.00')
@@ -266,7 +264,7 @@ eachDatabase('authentication with an HS256 secret', (ctx) => {
         const stored = await storedEntries(ctx.db)
         assert.equal(stored[0]?.updated_by, user)
         assert.equal((await list(bearer(token))).json().content[0].user, user)
-        const changes = await app.inject({ method: 'GET', url: `${pricesPath}/changes`, headers: bearer(token) })
+        const changes = await app().inject({ method: 'GET', url: `${pricesPath}/changes`, headers: bearer(token) })
         assert.equal(changes.json().content[0].user, user)
       })
     }
@@ -274,7 +272,7 @@ eachDatabase('authentication with an HS256 secret', (ctx) => {
     test('a bulk change records the caller too', async () => {
       await seedEntries(ctx.db, [entry])
       const token = await hsToken({ preferred_username: 'price.manager', roles: ['prices:write'] })
-      const response = await app.inject({
+      const response = await app().inject({
         method: 'POST',
         url: `${pricesPath}/list`,
         headers: bearer(token),
@@ -287,19 +285,17 @@ eachDatabase('authentication with an HS256 secret', (ctx) => {
 })
 
 eachDatabase('authentication with issuer and audience', (ctx) => {
-  let app: FastifyInstance
-  before(async () => {
-    app = await buildTestApp(ctx.db, {
+  const app = useTestApp(ctx, {
+    env: {
       AUTH_MODE: 'jwt',
       AUTH_JWT_SECRET: SECRET,
       AUTH_ISSUER: ISSUER,
       AUTH_AUDIENCE: AUDIENCE,
-    })
+    },
   })
-  after(() => app?.close())
 
   const list = async (options: TokenOptions) =>
-    app.inject({ method: 'GET', url: `${pricesPath}/list`, headers: bearer(await hsToken({ sub: 'u-1' }, options)) })
+    app().inject({ method: 'GET', url: `${pricesPath}/list`, headers: bearer(await hsToken({ sub: 'u-1' }, options)) })
 
   test('a token from the issuer for the audience is accepted', async () => {
     assert.equal((await list({ issuer: ISSUER, audience: AUDIENCE })).statusCode, 200)
@@ -335,26 +331,25 @@ async function serveJwks(keys: object[]): Promise<{ url: string; requests: () =>
 }
 
 eachDatabase('authentication with an OIDC provider’s JWKS', (ctx) => {
-  let app: FastifyInstance
   let jwks: Awaited<ReturnType<typeof serveJwks>>
   let es256: Awaited<ReturnType<typeof generateKeyPair>>
   let rs256: Awaited<ReturnType<typeof generateKeyPair>>
   let stranger: Awaited<ReturnType<typeof generateKeyPair>>
 
-  before(async () => {
-    es256 = await generateKeyPair('ES256')
-    rs256 = await generateKeyPair('RS256')
-    stranger = await generateKeyPair('ES256')
-    jwks = await serveJwks([
-      { ...(await exportJWK(es256.publicKey)), kid: 'ec-1', alg: 'ES256', use: 'sig' },
-      { ...(await exportJWK(rs256.publicKey)), kid: 'rsa-1', alg: 'RS256', use: 'sig' },
-    ])
-    app = await buildTestApp(ctx.db, { AUTH_MODE: 'jwt', AUTH_JWKS_URL: jwks.url, AUTH_ISSUER: ISSUER })
+  // The provider's keys are served first: the app's configuration names their address.
+  const app = useTestApp(ctx, {
+    setup: async () => {
+      es256 = await generateKeyPair('ES256')
+      rs256 = await generateKeyPair('RS256')
+      stranger = await generateKeyPair('ES256')
+      jwks = await serveJwks([
+        { ...(await exportJWK(es256.publicKey)), kid: 'ec-1', alg: 'ES256', use: 'sig' },
+        { ...(await exportJWK(rs256.publicKey)), kid: 'rsa-1', alg: 'RS256', use: 'sig' },
+      ])
+    },
+    env: () => ({ AUTH_MODE: 'jwt', AUTH_JWKS_URL: jwks.url, AUTH_ISSUER: ISSUER }),
   })
-  after(async () => {
-    await app?.close()
-    jwks?.server.close()
-  })
+  after(() => jwks?.server.close())
   beforeEach(() => clearGlassPrices(ctx.db))
 
   const sign = (claims: JWTPayload, key: CryptoKey, alg: string, kid: string) =>
@@ -372,12 +367,12 @@ eachDatabase('authentication with an OIDC provider’s JWKS', (ctx) => {
       'ES256',
       'ec-1',
     )
-    const created = await app.inject({ method: 'POST', url: pricesPath, headers: bearer(ec), payload: entry })
+    const created = await app().inject({ method: 'POST', url: pricesPath, headers: bearer(ec), payload: entry })
     assert.equal(created.statusCode, 200, created.body)
     assert.equal((await storedEntries(ctx.db))[0]?.updated_by, 'anna')
     const rsa = await sign({ sub: 'svc-report' }, rs256.privateKey, 'RS256', 'rsa-1')
     for (let i = 0; i < 3; i++) {
-      const listed = await app.inject({ method: 'GET', url: `${pricesPath}/list`, headers: bearer(rsa) })
+      const listed = await app().inject({ method: 'GET', url: `${pricesPath}/list`, headers: bearer(rsa) })
       assert.equal(listed.statusCode, 200, listed.body)
     }
     assert.equal(jwks.requests(), 1)
@@ -386,12 +381,12 @@ eachDatabase('authentication with an OIDC provider’s JWKS', (ctx) => {
   test('a token signed by a key the provider does not publish is a 401', async () => {
     const token = await sign({ sub: 'intruder', roles: ['prices:write'] }, stranger.privateKey, 'ES256', 'ec-1')
     assertUnauthorized(
-      await app.inject({ method: 'POST', url: pricesPath, headers: bearer(token), payload: entry }),
+      await app().inject({ method: 'POST', url: pricesPath, headers: bearer(token), payload: entry }),
       'invalid_token',
     )
     const unknownKid = await sign({ sub: 'intruder' }, stranger.privateKey, 'ES256', 'ec-unknown')
     assertUnauthorized(
-      await app.inject({ method: 'GET', url: `${pricesPath}/list`, headers: bearer(unknownKid) }),
+      await app().inject({ method: 'GET', url: `${pricesPath}/list`, headers: bearer(unknownKid) }),
       'invalid_token',
     )
     assert.deepEqual(await storedEntries(ctx.db), [])
@@ -400,7 +395,7 @@ eachDatabase('authentication with an OIDC provider’s JWKS', (ctx) => {
   test('an HS256 token is refused when the keys come from a JWKS', async () => {
     const token = await hsToken({ sub: 'u-1', roles: ['prices:write'] }, { issuer: ISSUER })
     assertUnauthorized(
-      await app.inject({ method: 'GET', url: `${pricesPath}/list`, headers: bearer(token) }),
+      await app().inject({ method: 'GET', url: `${pricesPath}/list`, headers: bearer(token) }),
       'invalid_token',
     )
   })
@@ -423,20 +418,20 @@ eachDatabase('authentication with an OIDC provider’s JWKS', (ctx) => {
 })
 
 eachDatabase('authentication with the read role, actuator tokens and a 1 h token age', (ctx) => {
-  let app: FastifyInstance
   let id: number
-  before(async () => {
-    app = await buildTestApp(ctx.db, {
+  const app = useTestApp(ctx, {
+    env: {
       AUTH_MODE: 'jwt',
       AUTH_JWT_SECRET: SECRET,
       AUTH_PRICES_READ: 'on',
       ACTUATOR_AUTH: 'true',
       AUTH_MAX_TOKEN_AGE: '1h',
-    })
-    await clearGlassPrices(ctx.db)
-    ;[id = 0] = await seedEntries(ctx.db, [entry])
+    },
+    setup: async () => {
+      await clearGlassPrices(ctx.db)
+      ;[id = 0] = await seedEntries(ctx.db, [entry])
+    },
   })
-  after(() => app?.close())
 
   const readsOfPurchasePrices = () => [
     `${pricesPath}/list`,
@@ -446,7 +441,7 @@ eachDatabase('authentication with the read role, actuator tokens and a 1 h token
     `${pricesPath}/export`,
   ]
   const get = (url: string, token?: string) =>
-    app.inject({ method: 'GET', url, headers: token === undefined ? {} : bearer(token) })
+    app().inject({ method: 'GET', url, headers: token === undefined ? {} : bearer(token) })
 
   test('purchase prices and the history need prices:read; the nomenclature search does not', async () => {
     const optician = await hsToken({ preferred_username: 'optician', roles: ['catalog:read'] })
@@ -456,7 +451,7 @@ eachDatabase('authentication with the read role, actuator tokens and a 1 h token
       assert.match(String(body.detail), /prices:read/, url)
       assert.match(String(response.headers['www-authenticate']), /error="insufficient_scope", scope="prices:read"/)
     }
-    const search = await app.inject({
+    const search = await app().inject({
       method: 'POST',
       url: '/api/v2/good/nomenclature/search/glasses',
       headers: bearer(optician),

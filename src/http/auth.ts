@@ -132,7 +132,7 @@ export function tokenVerifier(auth: Config['auth']): (token: string) => Promise<
   return async (token) => {
     let payload: JWTPayload
     try {
-      payload = (await jwtVerify(token, key as never, options)).payload
+      payload = (await jwtVerify(token, key, options)).payload
     } catch (error) {
       throw verificationProblem(error, remote)
     }

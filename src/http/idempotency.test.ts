@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
-import { after, before, beforeEach, test } from 'node:test'
-import type { FastifyInstance } from 'fastify'
+import { before, test } from 'node:test'
 import { sql } from 'kysely'
 import {
   changeCount,
@@ -14,7 +13,7 @@ import {
   storedEntries,
   waitFor,
 } from '../../test/fixtures/glass-prices.js'
-import { buildTestApp, eachDatabase } from '../../test/harness.js'
+import { buildTestApp, eachDatabase, useTestApp } from '../../test/harness.js'
 import type { Database } from '../db/database.js'
 import { inTransaction } from '../db/transaction.js'
 import { lockGlassPriceList } from '../glass-prices/price-history.js'
@@ -48,18 +47,15 @@ async function settled(db: Database): Promise<void> {
 }
 
 eachDatabase('idempotency keys', (ctx) => {
-  let app: FastifyInstance
-  before(async () => {
-    app = await buildTestApp(ctx.db)
-  })
-  after(() => app?.close())
-  beforeEach(async () => {
-    await clearGlassPrices(ctx.db)
-    await sql`DELETE FROM idempotency_key`.execute(ctx.db.primary)
+  const app = useTestApp(ctx, {
+    beforeEach: async () => {
+      await clearGlassPrices(ctx.db)
+      await sql`DELETE FROM idempotency_key`.execute(ctx.db.primary)
+    },
   })
 
   const send = (method: 'POST' | 'PUT' | 'DELETE', url: string, key: string | undefined, payload?: unknown) =>
-    app.inject({
+    app().inject({
       method,
       url,
       headers: key === undefined ? {} : { 'idempotency-key': key },
@@ -99,7 +95,7 @@ eachDatabase('idempotency keys', (ctx) => {
       ['CA 1'],
     )
     assert.equal(await changeCount(ctx.db), 1)
-    const russian = await app.inject({
+    const russian = await app().inject({
       method: 'POST',
       url: pricesPath,
       headers: { 'idempotency-key': 'k-1', 'accept-language': 'ru' },
@@ -164,7 +160,7 @@ eachDatabase('idempotency keys', (ctx) => {
 
     const csv = 'manufacturer,brand,model,price,purchase\nUp,Load,U 1,100,50\n'
     const upload = () =>
-      app.inject({
+      app().inject({
         method: 'POST',
         url: `${pricesPath}/import`,
         headers: { 'content-type': 'text/csv', 'idempotency-key': 'upload' },
@@ -268,23 +264,15 @@ eachDatabase('idempotency keys', (ctx) => {
 })
 
 eachDatabase('idempotency keys and timeouts', (ctx) => {
-  let hasty: FastifyInstance
-  let patient: FastifyInstance
+  // One instance answers within 300 ms, so a large bulk change times out there; the retry goes to one that waits.
+  const hasty = useTestApp(ctx, {
+    env: { REQUEST_TIMEOUT_MS: '300', HEADERS_TIMEOUT_MS: '300', LONG_WRITE_TIMEOUT_MS: '300' },
+  })
+  const patient = useTestApp(ctx, { env: { REQUEST_TIMEOUT_MS: '120000' } })
   let port: number
   before(async () => {
-    // One instance answers within 300 ms, so a large bulk change times out there; the retry goes to one that waits.
-    hasty = await buildTestApp(ctx.db, {
-      REQUEST_TIMEOUT_MS: '300',
-      HEADERS_TIMEOUT_MS: '300',
-      LONG_WRITE_TIMEOUT_MS: '300',
-    })
-    await hasty.listen({ port: 0, host: '127.0.0.1' })
-    port = (hasty.server.address() as AddressInfo).port
-    patient = await buildTestApp(ctx.db, { REQUEST_TIMEOUT_MS: '120000' })
-  })
-  after(async () => {
-    await hasty?.close()
-    await patient?.close()
+    await hasty().listen({ port: 0, host: '127.0.0.1' })
+    port = (hasty().server.address() as AddressInfo).port
   })
 
   test('a bulk change that timed out, retried with its key, multiplies every price exactly once', async (t) => {
@@ -307,17 +295,17 @@ eachDatabase('idempotency keys and timeouts', (ctx) => {
     assert.ok([200, 408, 503].includes(first.status), `first answer: ${first.status}`)
     t.diagnostic(`the first request answered ${first.status}`)
     // The client retries until the first request is over (409 while it still runs or rolls back).
-    let retry = await patient.inject({ method: 'POST', url, headers, payload: { ...doubling, coefficient: 2 } })
+    let retry = await patient().inject({ method: 'POST', url, headers, payload: { ...doubling, coefficient: 2 } })
     for (let attempt = 0; retry.statusCode === 409 && attempt < 200; attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 50))
-      retry = await patient.inject({ method: 'POST', url, headers, payload: { ...doubling, coefficient: 2 } })
+      retry = await patient().inject({ method: 'POST', url, headers, payload: { ...doubling, coefficient: 2 } })
     }
     assert.equal(retry.statusCode, 200, retry.body)
     if (first.status === 200) assert.equal(retry.headers['idempotent-replayed'], 'true')
     await settled(ctx.db)
     assert.equal(await priceSum(ctx.db), before * 2n, 'every price doubled exactly once')
     assert.equal(await changesOf(ctx.db, 'BULK_CHANGE'), 1)
-    const again = await patient.inject({ method: 'POST', url, headers, payload: { ...doubling, coefficient: 2 } })
+    const again = await patient().inject({ method: 'POST', url, headers, payload: { ...doubling, coefficient: 2 } })
     assert.equal(again.headers['x-price-change-batch'], retry.headers['x-price-change-batch'])
     assert.equal(await priceSum(ctx.db), before * 2n)
   })

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { CompiledQuery, type Kysely } from 'kysely'
 import Type, { type TObject } from 'typebox'
 import type { RawClient } from '../db/database.js'
-import type { DB } from '../db/tables.js'
+import type { Tables } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
 import { messageText } from '../domain/messages.js'
 import { principalName } from './principal.js'
@@ -49,7 +49,7 @@ export type RunSql = (text: string, parameters: readonly unknown[]) => Promise<R
 
 /** The statements of a Kysely transaction (or database) as a {@link RunSql}. */
 export const kyselySql =
-  (db: Kysely<DB>): RunSql =>
+  (db: Kysely<Tables>): RunSql =>
   async (text, parameters) =>
     (await db.executeQuery(CompiledQuery.raw(text, [...parameters]))).rows as Record<string, unknown>[]
 
@@ -231,8 +231,8 @@ export function registerIdempotency(app: FastifyInstance): void {
 export async function answerWrite(
   request: FastifyRequest,
   reply: FastifyReply,
-  db: Kysely<DB>,
-  write: (db: Kysely<DB>) => Promise<WriteOutcome>,
+  db: Kysely<Tables>,
+  write: (db: Kysely<Tables>) => Promise<WriteOutcome>,
 ): Promise<FastifyReply> {
   const keyed = keyedWrite(request)
   if (!keyed) return sendOutcome(reply, await write(db))

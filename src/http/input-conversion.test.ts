@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
-import { after, before, beforeEach, describe, test } from 'node:test'
-import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
+import { describe, test } from 'node:test'
+import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import { samples } from '../../test/fixtures/catalog.js'
 import { clearGlassPrices, pricesPath, seedEntries, storedEntries } from '../../test/fixtures/glass-prices.js'
-import { buildTestApp, eachDatabase } from '../../test/harness.js'
+import { eachDatabase, useTestApp } from '../../test/harness.js'
 import { insertPriceEntries, insertSkus, refreshMatview } from '../catalog/catalog-repository.js'
 import { kinds } from '../catalog/kinds.js'
 
@@ -49,23 +49,22 @@ function assertRefused(response: LightMyRequestResponse, field: string | undefin
 }
 
 eachDatabase('inputs read as Spring read them', (ctx) => {
-  let app: FastifyInstance
-  before(async () => {
-    for (const kind of kinds) {
-      const { entry, sku } = samples[kind.path]!
-      await insertPriceEntries(ctx.db.primary, kind, [entry])
-      await insertSkus(ctx.db.primary, kind, [sku])
-      await refreshMatview(ctx.db.primary, kind)
-    }
-    app = await buildTestApp(ctx.db)
-  })
-  after(() => app?.close())
-  beforeEach(async () => {
-    await clearGlassPrices(ctx.db)
-    await seedEntries(ctx.db, glassSeeds)
+  const app = useTestApp(ctx, {
+    setup: async () => {
+      for (const kind of kinds) {
+        const { entry, sku } = samples[kind.path]!
+        await insertPriceEntries(ctx.db.primary, kind, [entry])
+        await insertSkus(ctx.db.primary, kind, [sku])
+        await refreshMatview(ctx.db.primary, kind)
+      }
+    },
+    beforeEach: async () => {
+      await clearGlassPrices(ctx.db)
+      await seedEntries(ctx.db, glassSeeds)
+    },
   })
 
-  const inject = (options: InjectOptions) => app.inject(options)
+  const inject = (options: InjectOptions) => app().inject(options)
   const search = (kind: string, body: unknown, query = '') =>
     inject({
       method: 'POST',

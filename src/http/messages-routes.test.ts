@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
-import { after, before, beforeEach, test } from 'node:test'
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { test } from 'node:test'
+import type { LightMyRequestResponse } from 'fastify'
 import { clearGlassPrices, pricesPath, seedEntries } from '../../test/fixtures/glass-prices.js'
-import { buildTestApp, eachDatabase } from '../../test/harness.js'
+import { eachDatabase, useTestApp } from '../../test/harness.js'
 
 /*
  * The service of a Russian chain (MESSAGES_LANGUAGE=ru) speaks Russian to a client that asks for nothing, and
@@ -11,12 +11,10 @@ import { buildTestApp, eachDatabase } from '../../test/harness.js'
  */
 
 eachDatabase('messages in Russian by default, in English on request', (ctx) => {
-  let app: FastifyInstance
-  before(async () => {
-    app = await buildTestApp(ctx.db, { MESSAGES_LANGUAGE: 'ru' })
+  const app = useTestApp(ctx, {
+    env: { MESSAGES_LANGUAGE: 'ru' },
+    beforeEach: () => clearGlassPrices(ctx.db),
   })
-  after(() => app.close())
-  beforeEach(() => clearGlassPrices(ctx.db))
 
   const entry = { manufacturer: 'Luxottica', brand: 'Ray-Ban', model: 'RB5154', price: 12990, purchase: 6500 }
   const send = (
@@ -24,7 +22,7 @@ eachDatabase('messages in Russian by default, in English on request', (ctx) => {
     url: string,
     options: { body?: unknown; csv?: string; headers?: Record<string, string> } = {},
   ) =>
-    app.inject({
+    app().inject({
       method,
       url,
       headers: { ...(options.csv === undefined ? {} : { 'content-type': 'text/csv' }), ...options.headers },

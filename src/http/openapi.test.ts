@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
+import { before, test } from 'node:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
-import type { FastifyInstance } from 'fastify'
 import packageJson from '../../package.json' with { type: 'json' }
-import { buildTestApp, eachDatabase } from '../../test/harness.js'
+import { buildTestApp, eachDatabase, useTestApp } from '../../test/harness.js'
 import { PROBLEM_CODES } from './problem-types.js'
 
 /*
@@ -68,16 +67,14 @@ function refsIn(value: unknown, found: string[] = []): string[] {
 }
 
 eachDatabase('OpenAPI document and Swagger UI', (ctx) => {
-  let app: FastifyInstance
+  const app = useTestApp(ctx)
   let document: OpenApiDocument
   before(async () => {
-    app = await buildTestApp(ctx.db)
-    const response = await app.inject({ url: '/v3/api-docs' })
+    const response = await app().inject({ url: '/v3/api-docs' })
     assert.equal(response.statusCode, 200)
     assert.match(String(response.headers['content-type']), /^application\/json/)
     document = response.json()
   })
-  after(() => app?.close())
 
   test('the document at /v3/api-docs is valid OpenAPI 3.1', async () => {
     assert.match(document.openapi, /^3\.1\./)
@@ -192,7 +189,7 @@ eachDatabase('OpenAPI document and Swagger UI', (ctx) => {
 
   test('Swagger UI answers HTML at /swagger-ui and /swagger-ui/, and every asset it names loads from the service', async () => {
     for (const page of ['/swagger-ui', '/swagger-ui/']) {
-      const response = await app.inject({ url: page })
+      const response = await app().inject({ url: page })
       assert.equal(response.statusCode, 200, page)
       assert.match(String(response.headers['content-type']), /^text\/html/)
       const assets = [...response.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!)
@@ -201,7 +198,7 @@ eachDatabase('OpenAPI document and Swagger UI', (ctx) => {
       for (const asset of assets) {
         const url = new URL(asset, `http://service${page}`)
         assert.equal(url.host, 'service', `${asset} is not served by the service (the UI must work offline)`)
-        const loaded = await app.inject({ url: url.pathname })
+        const loaded = await app().inject({ url: url.pathname })
         assert.equal(loaded.statusCode, 200, `${url.pathname} (named by ${page})`)
         assert.ok(loaded.rawPayload.length > 0, `${url.pathname} is empty`)
       }
@@ -209,33 +206,31 @@ eachDatabase('OpenAPI document and Swagger UI', (ctx) => {
   })
 
   test('Swagger UI loads the same document as /v3/api-docs', async () => {
-    const initializer = await app.inject({ url: '/swagger-ui/static/swagger-initializer.js' })
+    const initializer = await app().inject({ url: '/swagger-ui/static/swagger-initializer.js' })
     assert.equal(initializer.statusCode, 200)
     assert.match(initializer.body, /resolveUrl\('\.\/json'\)/)
-    const json = await app.inject({ url: '/swagger-ui/json' })
+    const json = await app().inject({ url: '/swagger-ui/json' })
     assert.equal(json.statusCode, 200)
     assert.deepEqual(json.json(), document)
   })
 
   test("springdoc's /swagger-ui.html redirects to the UI", async () => {
-    const response = await app.inject({ url: '/swagger-ui.html' })
+    const response = await app().inject({ url: '/swagger-ui.html' })
     assert.equal(response.statusCode, 302)
     assert.equal(response.headers.location, '/swagger-ui/')
   })
 })
 
 eachDatabase('OpenAPI document with authentication on', (ctx) => {
-  let app: FastifyInstance
-  before(async () => {
-    app = await buildTestApp(ctx.db, {
+  const app = useTestApp(ctx, {
+    env: {
       AUTH_MODE: 'jwt',
       AUTH_JWT_SECRET: 'a-shared-secret-of-at-least-32-characters',
-    })
+    },
   })
-  after(() => app?.close())
 
   test('documents the Bearer token, needed under /api and nowhere else, and stays valid OpenAPI 3.1', async () => {
-    const response = await app.inject({ url: '/v3/api-docs' })
+    const response = await app().inject({ url: '/v3/api-docs' })
     assert.equal(response.statusCode, 200, 'the document itself needs no token')
     const document = response.json() as OpenApiDocument & {
       components: { securitySchemes?: Record<string, { type: string; scheme: string }> }

@@ -13,8 +13,8 @@ import { ProblemSchema } from './schemas.js'
  * Swagger UI at `/swagger-ui`, its assets from the installed package, so the documentation works offline.
  */
 
-export const API_DOCS_PATH = '/v3/api-docs'
-export const SWAGGER_UI_PATH = '/swagger-ui'
+const API_DOCS_PATH = '/v3/api-docs'
+const SWAGGER_UI_PATH = '/swagger-ui'
 
 const PROBLEM_MEDIA_TYPE = 'application/problem+json'
 const problem = ProblemSchema as unknown as { readonly $id: string; readonly description: string }
@@ -112,7 +112,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     },
     transformObject: (generated) => {
       const document = finishResponses((generated as { openapiObject: JsonObject }).openapiObject)
-      return (app.config.auth.mode === 'jwt' ? documentAuthentication(document) : document) as never
+      return app.config.auth.mode === 'jwt' ? documentAuthentication(document) : document
     },
   })
 

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict'
 import { Writable } from 'node:stream'
-import { after, before, describe, test } from 'node:test'
-import type { FastifyInstance } from 'fastify'
+import { describe, test } from 'node:test'
 import { sql } from 'kysely'
 import packageJson from '../../package.json' with { type: 'json' }
 import { clearGlassPrices, pricesPath, seedEntries } from '../../test/fixtures/glass-prices.js'
-import { buildTestApp, eachDatabase, poll, testConfig } from '../../test/harness.js'
+import { buildTestApp, eachDatabase, poll, testConfig, useTestApp } from '../../test/harness.js'
 import { buildApp } from '../app.js'
 
 /*
@@ -29,13 +28,9 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 }
 
 eachDatabase('operations: probes, info and metrics', (ctx) => {
-  let app: FastifyInstance
-  before(async () => {
-    app = await buildTestApp(ctx.db)
-  })
-  after(() => app?.close())
+  const app = useTestApp(ctx)
 
-  const scrape = async (target = app) => {
+  const scrape = async (target = app()) => {
     const response = await target.inject({ url: '/actuator/prometheus' })
     assert.equal(response.statusCode, 200)
     return response.body
@@ -44,14 +39,14 @@ eachDatabase('operations: probes, info and metrics', (ctx) => {
   describe('probes', () => {
     for (const path of ['/actuator/health', '/actuator/health/liveness', '/actuator/health/readiness']) {
       test(`${path} answers UP while the database answers`, async () => {
-        const response = await app.inject({ url: path })
+        const response = await app().inject({ url: path })
         assert.equal(response.statusCode, 200)
         assert.deepEqual(response.json(), { status: 'UP' })
       })
     }
 
     test('/actuator/info names the service, its version, the database driver and the uptime', async () => {
-      const response = await app.inject({ url: '/actuator/info' })
+      const response = await app().inject({ url: '/actuator/info' })
       assert.equal(response.statusCode, 200)
       const info = response.json()
       assert.deepEqual(info.app, {
@@ -68,7 +63,7 @@ eachDatabase('operations: probes, info and metrics', (ctx) => {
 
   describe('Prometheus metrics', () => {
     test('the scrape is the Prometheus text format with the process metrics and the service version', async () => {
-      const response = await app.inject({ url: '/actuator/prometheus' })
+      const response = await app().inject({ url: '/actuator/prometheus' })
       assert.equal(response.statusCode, 200)
       assert.match(String(response.headers['content-type']), /^text\/plain; version=0\.0\.4/)
       const text = response.body
@@ -79,10 +74,10 @@ eachDatabase('operations: probes, info and metrics', (ctx) => {
     })
 
     test('the search index says how many answers it gave and how its tables were loaded', async () => {
-      await app.searchIndex.catchUp()
+      await app().searchIndex.catchUp()
       const before = await scrape()
       const fromIndex = sample(before, 'optics_search_index_answers_total', { source: 'index' }) ?? 0
-      const suggested = await app.inject({
+      const suggested = await app().inject({
         url: '/api/v2/good/nomenclature/suggest?kind=glasses&field=brand&byPriceList=false&q=ra',
       })
       assert.equal(suggested.statusCode, 200)
@@ -92,10 +87,10 @@ eachDatabase('operations: probes, info and metrics', (ctx) => {
     })
 
     test('requests are counted and timed by route pattern and status, never by raw URL', async () => {
-      await app.inject({ url: `${pricesPath}/912345` })
-      await app.inject({ url: `${pricesPath}/912346` })
-      await app.inject({ url: '/no/such/page-7731' })
-      await app.inject({
+      await app().inject({ url: `${pricesPath}/912345` })
+      await app().inject({ url: `${pricesPath}/912346` })
+      await app().inject({ url: '/no/such/page-7731' })
+      await app().inject({
         method: 'POST',
         url: '/api/v2/good/nomenclature/search/glasses',
         payload: { byPriceList: true },
@@ -194,15 +189,15 @@ eachDatabase('operations: probes, info and metrics', (ctx) => {
         [`${pricesPath}/abc`, 400],
         ['/nothing/here', 404],
       ] as const) {
-        const response = await app.inject({ url, headers: { 'x-request-id': 'front-end.42:a/b+c=' } })
+        const response = await app().inject({ url, headers: { 'x-request-id': 'front-end.42:a/b+c=' } })
         assert.equal(response.statusCode, status, url)
         assert.equal(response.headers['x-request-id'], 'front-end.42:a/b+c=', url)
       }
     })
 
     test('without X-Request-Id each response carries a new UUID', async () => {
-      const first = await app.inject({ url: '/actuator/health' })
-      const second = await app.inject({
+      const first = await app().inject({ url: '/actuator/health' })
+      const second = await app().inject({
         method: 'POST',
         url: pricesPath,
         headers: { 'content-type': 'application/json' },
@@ -216,11 +211,11 @@ eachDatabase('operations: probes, info and metrics', (ctx) => {
 
     test('an X-Request-Id that is too long or has odd characters is replaced by a UUID', async () => {
       for (const given of ['x'.repeat(129), 'two words', 'quote"d', 'semi;colon', 'ид-запроса', '']) {
-        const response = await app.inject({ url: '/actuator/health', headers: { 'x-request-id': given } })
+        const response = await app().inject({ url: '/actuator/health', headers: { 'x-request-id': given } })
         assert.match(String(response.headers['x-request-id']), uuid, JSON.stringify(given))
       }
       const longest = 'x'.repeat(128)
-      const kept = await app.inject({ url: '/actuator/health', headers: { 'x-request-id': longest } })
+      const kept = await app().inject({ url: '/actuator/health', headers: { 'x-request-id': longest } })
       assert.equal(kept.headers['x-request-id'], longest)
     })
 

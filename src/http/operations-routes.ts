@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import Type, { type Static } from 'typebox'
 import packageJson from '../../package.json' with { type: 'json' }
@@ -54,7 +55,8 @@ export interface OperationsRoutesOptions {
 }
 
 /** The actuator endpoints: health, liveness, readiness, info and Prometheus metrics. */
-export async function operationsRoutes(app: FastifyInstance, options: OperationsRoutesOptions): Promise<void> {
+export async function operationsRoutes(fastify: FastifyInstance, options: OperationsRoutesOptions): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const startedAt = new Date()
 
   async function databaseAnswers(): Promise<boolean> {

@@ -2,14 +2,14 @@ import assert from 'node:assert/strict'
 import { once } from 'node:events'
 import { connect } from 'node:net'
 import { Writable } from 'node:stream'
-import { after, before, beforeEach, describe, test } from 'node:test'
+import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { clearGlassPrices, pricesPath, seedEntries, storedEntries } from '../../test/fixtures/glass-prices.js'
-import { buildTestApp, eachDatabase, testConfig } from '../../test/harness.js'
+import { eachDatabase, testConfig, useTestApp } from '../../test/harness.js'
 import { buildApp } from '../app.js'
-import { routesOf } from './problem.js'
 import { PROBLEM_CODES, type ProblemCode } from './problem-types.js'
 import { requestSignal } from './request-timeout.js'
+import { routesOf } from './route-table.js'
 
 /* Every error is RFC 9457 problem details, whatever raised it: routes, the router, the body parser, the database. */
 
@@ -40,58 +40,56 @@ function problemOf(response: LightMyRequestResponse, status: number, code?: Prob
 const fieldsOf = (body: Record<string, unknown>) => ((body.errors ?? []) as { field: string }[]).map((e) => e.field)
 
 eachDatabase('errors as problem details', (ctx) => {
-  let app: FastifyInstance
-  before(async () => {
-    app = await buildTestApp(ctx.db, { BODY_LIMIT: '4096' })
+  const app = useTestApp(ctx, {
+    env: { BODY_LIMIT: '4096' },
+    beforeEach: () => clearGlassPrices(ctx.db),
   })
-  after(() => app?.close())
-  beforeEach(() => clearGlassPrices(ctx.db))
 
   describe('unknown paths and methods', () => {
     test('an unknown path is a 404 naming it', async () => {
-      const body = problemOf(await app.inject({ method: 'GET', url: '/api/v2/nothing?x=1' }), 404, 'not-found')
+      const body = problemOf(await app().inject({ method: 'GET', url: '/api/v2/nothing?x=1' }), 404, 'not-found')
       assert.equal(body.instance, '/api/v2/nothing')
       assert.equal(body.title, 'Not Found')
-      problemOf(await app.inject({ method: 'POST', url: '/elsewhere', payload: {} }), 404)
+      problemOf(await app().inject({ method: 'POST', url: '/elsewhere', payload: {} }), 404)
     })
 
     test('a known path with another method is a 405 whose Allow lists the methods of that path', async () => {
-      const patch = await app.inject({ method: 'PATCH', url: `${pricesPath}/1`, payload: {} })
+      const patch = await app().inject({ method: 'PATCH', url: `${pricesPath}/1`, payload: {} })
       problemOf(patch, 405, 'method-not-allowed')
       assert.equal(patch.headers.allow, 'GET, HEAD, PUT, DELETE, OPTIONS')
 
-      const getSearch = await app.inject({ method: 'GET', url: `${searchPath}/lenses` })
+      const getSearch = await app().inject({ method: 'GET', url: `${searchPath}/lenses` })
       assert.match(String(problemOf(getSearch, 405).detail), /GET is not supported/)
       assert.equal(getSearch.headers.allow, 'POST, OPTIONS')
 
-      const putStatus = await app.inject({ method: 'PUT', url: '/api/v2/good/nomenclature/status', payload: {} })
+      const putStatus = await app().inject({ method: 'PUT', url: '/api/v2/good/nomenclature/status', payload: {} })
       problemOf(putStatus, 405)
       assert.equal(putStatus.headers.allow, 'GET, HEAD, OPTIONS')
 
       // `DELETE …/list` is `DELETE …/{id}` with the id "list", as Spring routes it: a 400, not a 405.
-      const deleteList = await app.inject({ method: 'DELETE', url: `${pricesPath}/list` })
+      const deleteList = await app().inject({ method: 'DELETE', url: `${pricesPath}/list` })
       assert.deepEqual(fieldsOf(problemOf(deleteList, 400)), ['id'])
     })
 
     test('a trailing slash is another path (404), as Spring 6 matches', async () => {
-      problemOf(await app.inject({ method: 'GET', url: `${pricesPath}/1/` }), 404)
+      problemOf(await app().inject({ method: 'GET', url: `${pricesPath}/1/` }), 404)
     })
 
     test('OPTIONS answers the methods of a known path with Allow, and 404 for an unknown one', async () => {
-      const known = await app.inject({ method: 'OPTIONS', url: `${pricesPath}/7/history` })
+      const known = await app().inject({ method: 'OPTIONS', url: `${pricesPath}/7/history` })
       assert.equal(known.statusCode, 200)
       assert.equal(known.headers.allow, 'GET, HEAD, OPTIONS')
-      problemOf(await app.inject({ method: 'OPTIONS', url: '/api/v2/nothing' }), 404)
+      problemOf(await app().inject({ method: 'OPTIONS', url: '/api/v2/nothing' }), 404)
     })
 
     test('HEAD answers wherever GET does, without a body', async () => {
-      const head = await app.inject({ method: 'HEAD', url: `${pricesPath}/list` })
+      const head = await app().inject({ method: 'HEAD', url: `${pricesPath}/list` })
       assert.equal(head.statusCode, 200)
       assert.equal(head.body, '')
     })
 
     test('every API route documents the problems answered before it: 401, 429, 403 on writes and price reads, 413/415 with a body', () => {
-      const api = routesOf(app).filter((route) => route.url.startsWith('/api/'))
+      const api = routesOf(app()).filter((route) => route.url.startsWith('/api/'))
       assert.ok(api.length >= 15)
       for (const route of api) {
         const documented = Object.keys((route.options.schema?.response ?? {}) as object)
@@ -106,7 +104,7 @@ eachDatabase('errors as problem details', (ctx) => {
 
     test('a URL that does not percent-decode is a 400', async () => {
       const body = problemOf(
-        await app.inject({ method: 'GET', url: `${pricesPath}/%E0%A4%A` }),
+        await app().inject({ method: 'GET', url: `${pricesPath}/%E0%A4%A` }),
         400,
         'malformed-request',
       )
@@ -117,7 +115,7 @@ eachDatabase('errors as problem details', (ctx) => {
   describe('request bodies', () => {
     test('a body that is not JSON by its Content-Type is a 415 with Accept, and nothing is written', async () => {
       for (const type of ['text/plain', 'application/xml', 'application/x-www-form-urlencoded']) {
-        const response = await app.inject({
+        const response = await app().inject({
           method: 'POST',
           url: pricesPath,
           headers: { 'content-type': type },
@@ -130,14 +128,14 @@ eachDatabase('errors as problem details', (ctx) => {
     })
 
     test('a body without a Content-Type is a 415', async () => {
-      const response = await app.inject({ method: 'POST', url: pricesPath, payload: JSON.stringify(entry) })
+      const response = await app().inject({ method: 'POST', url: pricesPath, payload: JSON.stringify(entry) })
       assert.match(String(problemOf(response, 415).detail), /Content-Type: application\/json/)
       assert.deepEqual(await storedEntries(ctx.db), [])
     })
 
     test('application/*+json and a charset are read as JSON', async () => {
       for (const type of ['application/json; charset=utf-8', 'application/vnd.optics+json']) {
-        const response = await app.inject({
+        const response = await app().inject({
           method: 'POST',
           url: `${searchPath}/glasses`,
           headers: { 'content-type': type },
@@ -148,30 +146,30 @@ eachDatabase('errors as problem details', (ctx) => {
     })
 
     test('a route that takes a body answers 400 without one, naming the body', async () => {
-      const response = await app.inject({ method: 'POST', url: `${searchPath}/lenses` })
+      const response = await app().inject({ method: 'POST', url: `${searchPath}/lenses` })
       const body = problemOf(response, 400)
       assert.deepEqual(body.errors, [{ field: '(body)', message: 'is required' }])
     })
 
     test('DELETE and revert take no body and work without a Content-Type, or with JSON and nothing in it', async () => {
       const [id] = await seedEntries(ctx.db, [entry])
-      const deleted = await app.inject({ method: 'DELETE', url: `${pricesPath}/${id}` })
+      const deleted = await app().inject({ method: 'DELETE', url: `${pricesPath}/${id}` })
       assert.equal(deleted.statusCode, 200, deleted.body)
-      const batch = (await app.inject({ method: 'GET', url: `${pricesPath}/changes` })).json().content[0].id
-      const reverted = await app.inject({
+      const batch = (await app().inject({ method: 'GET', url: `${pricesPath}/changes` })).json().content[0].id
+      const reverted = await app().inject({
         method: 'POST',
         url: `${pricesPath}/changes/${batch}/revert`,
         headers: { 'content-type': 'application/json' },
       })
       assert.equal(reverted.statusCode, 200, reverted.body)
       assert.equal((await storedEntries(ctx.db)).length, 1)
-      const again = await app.inject({ method: 'POST', url: `${pricesPath}/changes/${reverted.json().batch}/revert` })
+      const again = await app().inject({ method: 'POST', url: `${pricesPath}/changes/${reverted.json().batch}/revert` })
       assert.equal(again.statusCode, 200, again.body)
       assert.deepEqual(await storedEntries(ctx.db), [])
     })
 
     test('a body over BODY_LIMIT is a 413 naming the limit, and nothing is written', async () => {
-      const response = await app.inject({
+      const response = await app().inject({
         method: 'POST',
         url: pricesPath,
         headers: { 'content-type': 'application/json' },
@@ -183,7 +181,7 @@ eachDatabase('errors as problem details', (ctx) => {
 
     test('malformed JSON is a 400; a __proto__ key is refused as such', async () => {
       const post = (payload: string) =>
-        app.inject({ method: 'POST', url: pricesPath, headers: { 'content-type': 'application/json' }, payload })
+        app().inject({ method: 'POST', url: pricesPath, headers: { 'content-type': 'application/json' }, payload })
       assert.match(String(problemOf(await post('{"manufacturer": '), 400, 'malformed-body').detail), /not valid JSON/)
       const poisoned = await post('{"manufacturer":"a","brand":"b","model":"c","price":1,"purchase":1,"__proto__":{}}')
       assert.match(String(problemOf(poisoned, 400, 'malformed-body').detail), /__proto__/)
@@ -197,27 +195,27 @@ eachDatabase('errors as problem details', (ctx) => {
         [
           'brand',
           () =>
-            app.inject({
+            app().inject({
               method: 'POST',
               url: `${searchPath}/glasses`,
               payload: { byPriceList: false, brand: 'a\u0000' },
             }),
         ],
-        ['model', () => app.inject({ method: 'GET', url: `${pricesPath}/list?model=x%00y` })],
+        ['model', () => app().inject({ method: 'GET', url: `${pricesPath}/list?model=x%00y` })],
         [
           'manufacturer',
-          () => app.inject({ method: 'POST', url: pricesPath, payload: { ...entry, manufacturer: 'Sa\u0000filo' } }),
+          () => app().inject({ method: 'POST', url: pricesPath, payload: { ...entry, manufacturer: 'Sa\u0000filo' } }),
         ],
-        ['id', () => app.inject({ method: 'GET', url: `${pricesPath}/%00` })],
+        ['id', () => app().inject({ method: 'GET', url: `${pricesPath}/%00` })],
         [
           'sort',
           () =>
-            app.inject({ method: 'POST', url: `${searchPath}/lenses?sort=brand%00`, payload: { byPriceList: true } }),
+            app().inject({ method: 'POST', url: `${searchPath}/lenses?sort=brand%00`, payload: { byPriceList: true } }),
         ],
         [
           'nested.0',
           () =>
-            app.inject({
+            app().inject({
               method: 'POST',
               url: `${searchPath}/extras`,
               payload: { byPriceList: true, nested: ['\u0000'] },
@@ -232,12 +230,12 @@ eachDatabase('errors as problem details', (ctx) => {
     })
 
     test('a number beyond any range is a 400 naming the field, or simply matches nothing; never a 5xx', async () => {
-      problemOf(await app.inject({ method: 'GET', url: `${pricesPath}/list?priceFrom=1e400` }), 400)
+      problemOf(await app().inject({ method: 'GET', url: `${pricesPath}/list?priceFrom=1e400` }), 400)
       const digits = '9'.repeat(200)
-      const long = await app.inject({ method: 'GET', url: `${pricesPath}/list?priceTo=${digits}` })
+      const long = await app().inject({ method: 'GET', url: `${pricesPath}/list?priceTo=${digits}` })
       assert.deepEqual(fieldsOf(problemOf(long, 400)), ['priceTo'])
       const search = (payload: string) =>
-        app.inject({
+        app().inject({
           method: 'POST',
           url: `${searchPath}/lenses`,
           headers: { 'content-type': 'application/json' },
@@ -251,9 +249,9 @@ eachDatabase('errors as problem details', (ctx) => {
         assert.equal(response.statusCode, 200, `${number}: ${response.body}`)
         assert.equal(response.json().totalElements, 0)
       }
-      const created = await app.inject({ method: 'POST', url: pricesPath, payload: { ...entry, price: 1e300 } })
+      const created = await app().inject({ method: 'POST', url: pricesPath, payload: { ...entry, price: 1e300 } })
       assert.deepEqual(fieldsOf(problemOf(created, 400)), ['price'])
-      const bulk = await app.inject({
+      const bulk = await app().inject({
         method: 'POST',
         url: `${pricesPath}/list`,
         headers: { 'content-type': 'application/json' },
@@ -332,17 +330,14 @@ eachDatabase('errors: the unexpected and the slow', (ctx) => {
 })
 
 eachDatabase('errors: a stable code per kind of refusal', (ctx) => {
-  let app: FastifyInstance
-  before(async () => {
-    app = await buildTestApp(ctx.db)
+  const app = useTestApp(ctx, {
+    beforeEach: () => clearGlassPrices(ctx.db),
   })
-  after(() => app?.close())
-  beforeEach(() => clearGlassPrices(ctx.db))
 
-  const create = (payload: Record<string, unknown>) => app.inject({ method: 'POST', url: pricesPath, payload })
+  const create = (payload: Record<string, unknown>) => app().inject({ method: 'POST', url: pricesPath, payload })
   const lastChange = async () =>
-    (await app.inject({ method: 'GET', url: `${pricesPath}/changes` })).json().content[0].id as number
-  const revert = (batch: number) => app.inject({ method: 'POST', url: `${pricesPath}/changes/${batch}/revert` })
+    (await app().inject({ method: 'GET', url: `${pricesPath}/changes` })).json().content[0].id as number
+  const revert = (batch: number) => app().inject({ method: 'POST', url: `${pricesPath}/changes/${batch}/revert` })
 
   test('the three 409s — a duplicate key, a change already reverted, a revert every entry refuses — differ by code', async () => {
     const created = await create(entry)
@@ -352,7 +347,7 @@ eachDatabase('errors: a stable code per kind of refusal', (ctx) => {
 
     const batch = await lastChange()
     const id = created.json().id as number
-    const put = await app.inject({ method: 'PUT', url: `${pricesPath}/${id}`, payload: { ...entry, price: 12990 } })
+    const put = await app().inject({ method: 'PUT', url: `${pricesPath}/${id}`, payload: { ...entry, price: 12990 } })
     assert.equal(put.statusCode, 200, put.body)
     // The created entry was edited since: reverting its creation restores nothing.
     problemOf(await revert(batch), 409, 'revert-conflicts')
@@ -364,18 +359,22 @@ eachDatabase('errors: a stable code per kind of refusal', (ctx) => {
 
   test('a stale If-Match, a missing entry, an unknown path and a rejected bulk change each have their code', async () => {
     const [id] = await seedEntries(ctx.db, [{ ...entry, price: 40 }])
-    const stale = await app.inject({
+    const stale = await app().inject({
       method: 'PUT',
       url: `${pricesPath}/${id}`,
       headers: { 'if-match': '"99"' },
       payload: entry,
     })
     problemOf(stale, 412, 'stale-etag')
-    problemOf(await app.inject({ method: 'GET', url: `${pricesPath}/999999` }), 404, 'entry-not-found')
-    problemOf(await app.inject({ method: 'GET', url: `${pricesPath}/999999/history` }), 404, 'entry-not-found')
-    problemOf(await app.inject({ method: 'POST', url: `${pricesPath}/changes/999999/revert` }), 404, 'entry-not-found')
-    problemOf(await app.inject({ method: 'GET', url: '/api/v2/nothing' }), 404, 'not-found')
-    const bulk = await app.inject({
+    problemOf(await app().inject({ method: 'GET', url: `${pricesPath}/999999` }), 404, 'entry-not-found')
+    problemOf(await app().inject({ method: 'GET', url: `${pricesPath}/999999/history` }), 404, 'entry-not-found')
+    problemOf(
+      await app().inject({ method: 'POST', url: `${pricesPath}/changes/999999/revert` }),
+      404,
+      'entry-not-found',
+    )
+    problemOf(await app().inject({ method: 'GET', url: '/api/v2/nothing' }), 404, 'not-found')
+    const bulk = await app().inject({
       method: 'POST',
       url: `${pricesPath}/list`,
       payload: { priceTypeBase: 'RETAIL', priceTypeChange: 'RETAIL', round: 'HUNDREDS' },

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify'
  * characters are kept, so nobody can forge log lines, split headers or bloat the logs with it.
  */
 
-export const REQUEST_ID_HEADER = 'x-request-id'
+const REQUEST_ID_HEADER = 'x-request-id'
 
 const saneRequestId = /^[A-Za-z0-9._~:/+=@-]{1,128}$/
 

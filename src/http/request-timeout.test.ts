@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict'
 import { request as httpRequest } from 'node:http'
 import net, { type AddressInfo } from 'node:net'
-import { after, before, beforeEach, describe, test } from 'node:test'
-import type { FastifyInstance } from 'fastify'
+import { before, describe, test } from 'node:test'
 import { sql } from 'kysely'
 import {
   changeCount,
@@ -14,7 +13,7 @@ import {
   storedEntries,
   waitFor,
 } from '../../test/fixtures/glass-prices.js'
-import { buildTestApp, eachDatabase, testConfig } from '../../test/harness.js'
+import { eachDatabase, testConfig, useTestApp } from '../../test/harness.js'
 import { inTransaction } from '../db/transaction.js'
 import { lockGlassPriceList } from '../glass-prices/price-history.js'
 import { securityServerOptions } from './security.js'
@@ -39,18 +38,15 @@ interface Answer {
 }
 
 eachDatabase('request timeout', (ctx) => {
-  let app: FastifyInstance
+  const app = useTestApp(ctx, {
+    env: { REQUEST_TIMEOUT_MS: String(TIMEOUT_MS), HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS) },
+    beforeEach: () => clearGlassPrices(ctx.db),
+  })
   let port: number
   before(async () => {
-    app = await buildTestApp(ctx.db, {
-      REQUEST_TIMEOUT_MS: String(TIMEOUT_MS),
-      HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
-    })
-    await app.listen({ port: 0, host: '127.0.0.1' })
-    port = (app.server.address() as AddressInfo).port
+    await app().listen({ port: 0, host: '127.0.0.1' })
+    port = (app().server.address() as AddressInfo).port
   })
-  after(() => app?.close())
-  beforeEach(() => clearGlassPrices(ctx.db))
 
   const send = (method: string, path: string, body?: unknown) =>
     new Promise<Answer>((resolve, reject) => {

@@ -17,7 +17,7 @@ export const NullableInteger = (options: Record<string, unknown> = {}) =>
   Type.Unsafe<number | null>({ type: ['integer', 'null'], ...options })
 
 /** A decimal written as a JSON number or as a numeric string (`"1500.00"`, as Jackson accepts for BigDecimal). */
-export const decimalPattern = '^\\s*[-+]?(\\d+(\\.\\d*)?|\\.\\d+)\\s*$'
+const decimalPattern = '^\\s*[-+]?(\\d+(\\.\\d*)?|\\.\\d+)\\s*$'
 
 /**
  * The longest decimal text accepted: far beyond any price or measure, and far below what PostgreSQL `numeric`

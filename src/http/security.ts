@@ -13,7 +13,7 @@ import { tooManyRequests } from './problem.js'
  */
 
 /** The interactive API documentation; it is a web page, so it gets a policy that lets it load its own assets. */
-export const DOCS_PREFIX = '/swagger-ui'
+const DOCS_PREFIX = '/swagger-ui'
 
 /** An API answers JSON only: nothing in it may load, run or frame anything. */
 const apiContentSecurityPolicy = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"

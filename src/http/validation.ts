@@ -35,7 +35,7 @@ function newAjv(options: Options): Ajv {
 function convertInput(request: FastifyRequest): void {
   const schema = request.routeOptions.schema
   if (schema?.body && request.body !== undefined) request.body = convertBody(schema.body, request.body)
-  if (schema?.querystring) request.query = convertQuery(schema.querystring, request.query) as never
+  if (schema?.querystring) request.query = convertQuery(schema.querystring, request.query)
 }
 
 /**
@@ -89,7 +89,7 @@ export function registerValidation(app: FastifyInstance): void {
         added.add(shared.$id)
       }
     }
-    return ajv.compile(schema) as never
+    return ajv.compile(schema)
   })
 }
 

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
-import type { FastifyInstance } from 'fastify'
-import { buildTestApp, eachDatabase } from '../../test/harness.js'
+import { test } from 'node:test'
+import { buildTestApp, eachDatabase, useTestApp } from '../../test/harness.js'
 import { webAppContentSecurityPolicy, webAppDirectory } from './web-app.js'
 
 /* The built web app (npm run build; the test runner builds it for this file) served at `/` beside the API. */
@@ -11,14 +10,10 @@ test('the web app is built where the service looks for it', () => {
 })
 
 eachDatabase('web app', (ctx) => {
-  let app: FastifyInstance
-  before(async () => {
-    app = await buildTestApp(ctx.db)
-  })
-  after(() => app?.close())
+  const app = useTestApp(ctx)
 
   test('/ answers the page with its own content security policy, revalidated on every load', async () => {
-    const response = await app.inject({ method: 'GET', url: '/' })
+    const response = await app().inject({ method: 'GET', url: '/' })
     assert.equal(response.statusCode, 200)
     assert.match(String(response.headers['content-type']), /^text\/html/)
     assert.equal(response.headers['content-security-policy'], webAppContentSecurityPolicy())
@@ -28,10 +23,10 @@ eachDatabase('web app', (ctx) => {
   })
 
   test('the page script loads as JavaScript under the same policy and is cached for good', async () => {
-    const page = await app.inject({ method: 'GET', url: '/' })
+    const page = await app().inject({ method: 'GET', url: '/' })
     const script = /src="(\/assets\/[^"]+\.js)"/.exec(page.body)?.[1]
     assert.ok(script)
-    const response = await app.inject({ method: 'GET', url: script })
+    const response = await app().inject({ method: 'GET', url: script })
     assert.equal(response.statusCode, 200)
     assert.match(String(response.headers['content-type']), /javascript/)
     assert.equal(response.headers['content-security-policy'], webAppContentSecurityPolicy())
@@ -39,28 +34,28 @@ eachDatabase('web app', (ctx) => {
   })
 
   test('the API keeps its policy that allows nothing, and unknown paths stay problem 404s', async () => {
-    const api = await app.inject({ method: 'GET', url: '/api/v2/good/nomenclature/kinds' })
+    const api = await app().inject({ method: 'GET', url: '/api/v2/good/nomenclature/kinds' })
     assert.equal(api.statusCode, 200)
     assert.match(String(api.headers['content-security-policy']), /^default-src 'none'/)
-    const unknown = await app.inject({ method: 'GET', url: '/no-such-page' })
+    const unknown = await app().inject({ method: 'GET', url: '/no-such-page' })
     assert.equal(unknown.statusCode, 404)
     assert.match(String(unknown.headers['content-type']), /^application\/problem\+json/)
     assert.match(String(unknown.headers['content-security-policy']), /^default-src 'none'/)
   })
 
   test('the page and its configuration are not in the OpenAPI document', async () => {
-    const document = (await app.inject({ method: 'GET', url: '/v3/api-docs' })).json()
+    const document = (await app().inject({ method: 'GET', url: '/v3/api-docs' })).json()
     assert.ok(!Object.keys(document.paths).some((path) => path === '/' || path.startsWith('/assets')))
     assert.ok(!Object.keys(document.paths).includes('/web-config.json'))
   })
 
   test('without authentication the page is told there is no sign-in, and calls only its own origin', async () => {
-    const response = await app.inject({ method: 'GET', url: '/web-config.json' })
+    const response = await app().inject({ method: 'GET', url: '/web-config.json' })
     assert.equal(response.statusCode, 200)
     assert.match(String(response.headers['content-type']), /^application\/json/)
     assert.equal(response.headers['cache-control'], 'no-cache')
     assert.deepEqual(response.json(), { auth: 'none' })
-    const page = await app.inject({ method: 'GET', url: '/' })
+    const page = await app().inject({ method: 'GET', url: '/' })
     assert.match(String(page.headers['content-security-policy']), /(^|; )connect-src 'self'(;|$)/)
   })
 

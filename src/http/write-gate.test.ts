@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
-import type { FastifyInstance } from 'fastify'
+import { test } from 'node:test'
 import { sql } from 'kysely'
 import {
   clearGlassPrices,
@@ -10,7 +9,7 @@ import {
   storedEntries,
   storedEntry,
 } from '../../test/fixtures/glass-prices.js'
-import { buildTestApp, eachDatabase } from '../../test/harness.js'
+import { eachDatabase, useTestApp } from '../../test/harness.js'
 import { Semaphore } from './write-gate.js'
 
 /*
@@ -22,14 +21,13 @@ import { Semaphore } from './write-gate.js'
 const HOLD_MS = 4000
 
 eachDatabase('writes waiting on row locks', (ctx) => {
-  let app: FastifyInstance
   let ids: number[]
-  before(async () => {
-    await clearGlassPrices(ctx.db)
-    ids = await seedEntries(ctx.db, numberedEntries('Locked', 10))
-    app = await buildTestApp(ctx.db)
+  const app = useTestApp(ctx, {
+    setup: async () => {
+      await clearGlassPrices(ctx.db)
+      ids = await seedEntries(ctx.db, numberedEntries('Locked', 10))
+    },
   })
-  after(() => app?.close())
 
   test('during a long change on the rows, every read is answered and every PUT applies after it', async () => {
     let locked = () => {}
@@ -48,7 +46,7 @@ eachDatabase('writes waiting on row locks', (ctx) => {
     }
     const puts = ids.map((id, index) =>
       timed(
-        app.inject({
+        app().inject({
           method: 'PUT',
           url: `${pricesPath}/${id}`,
           payload: {
@@ -66,8 +64,8 @@ eachDatabase('writes waiting on row locks', (ctx) => {
     const reads = Array.from({ length: 10 }, (_, index) =>
       timed(
         index % 2 === 0
-          ? app.inject({ method: 'GET', url: `${pricesPath}/list?size=5&page=${index}` })
-          : app.inject({
+          ? app().inject({ method: 'GET', url: `${pricesPath}/list?size=5&page=${index}` })
+          : app().inject({
               method: 'POST',
               url: `/api/v2/good/nomenclature/search/glasses?page=${index}`,
               payload: { byPriceList: true },
@@ -90,27 +88,26 @@ eachDatabase('writes waiting on row locks', (ctx) => {
 })
 
 eachDatabase('PUTs during a bulk change', (ctx) => {
-  let app: FastifyInstance
-  before(async () => {
-    await clearGlassPrices(ctx.db)
-    await sql`
-      INSERT INTO glasses_price (manufacturer, brand, model, price, purchase, updated_by)
-      SELECT 'Seed', 'Held', 'Held ' || lpad(g::text, 5, '0'), 100, 50, 'seed' FROM generate_series(1, 5000) g`.execute(
-      ctx.db.primary,
-    )
-    app = await buildTestApp(ctx.db)
+  const app = useTestApp(ctx, {
+    setup: async () => {
+      await clearGlassPrices(ctx.db)
+      await sql`
+        INSERT INTO glasses_price (manufacturer, brand, model, price, purchase, updated_by)
+        SELECT 'Seed', 'Held', 'Held ' || lpad(g::text, 5, '0'), 100, 50, 'seed' FROM generate_series(1, 5000) g`.execute(
+        ctx.db.primary,
+      )
+    },
   })
-  after(() => app?.close())
 
   test('a PUT on a row a running bulk change holds waits its turn and applies, or answers 412; never 503', async () => {
     const rows = (await storedEntries(ctx.db)).slice(0, 20)
-    const bulk = app.inject({
+    const bulk = app().inject({
       method: 'POST',
       url: `${pricesPath}/list?brand=Held`,
       payload: { priceTypeBase: 'RETAIL', priceTypeChange: 'RETAIL', coefficient: 2, round: 'WHOLE' },
     })
     const puts = rows.map((row, index) =>
-      app.inject({
+      app().inject({
         method: 'PUT',
         url: `${pricesPath}/${row.id}`,
         // Half of them expect the version before the bulk change.

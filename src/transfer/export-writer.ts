@@ -3,6 +3,8 @@ import type { Writable } from 'node:stream'
 import { stringify } from 'csv-stringify'
 import type { Kysely } from 'kysely'
 import type { Kind } from '../catalog/kind.js'
+import { kindQueries } from '../catalog/kind-tables.js'
+import type { Tables } from '../db/tables.js'
 import { neutraliseFormula } from './formula-cells.js'
 import { type TransferColumn, type TransferTable, transferColumns } from './transfer-columns.js'
 import { writeXlsxSheet, type XlsxCell } from './xlsx.js'
@@ -111,14 +113,14 @@ export async function writeXlsx(
  * one cheap index range scan and memory holds one page at a time.
  */
 export async function* pagesById(
-  db: Kysely<any>,
+  db: Kysely<Tables>,
   tableName: string,
   columnNames: readonly string[],
   pageSize = 5000,
 ): AsyncGenerator<ExportRow[]> {
   let last = 0
   for (;;) {
-    const page = (await db
+    const page = (await kindQueries(db)
       .selectFrom(tableName)
       .select(['id', ...columnNames])
       .where('id', '>', last)
@@ -136,7 +138,7 @@ export type ExportFormat = 'csv' | 'xlsx'
 
 /** Exports a kind's whole price list or nomenclature, ordered by id, to `out`; returns the row count. */
 export async function exportTable(
-  db: Kysely<any>,
+  db: Kysely<Tables>,
   kind: Kind,
   table: TransferTable,
   out: Writable,

@@ -36,7 +36,7 @@ export interface TransferColumn {
  * The names of the columns every kind shares, as Russian spreadsheets head them; the kinds' own columns take
  * theirs from the descriptors (`ru` in kinds.ts), a range's bounds as `<name> от` / `<name> до`.
  */
-export const SHARED_ALIASES: Readonly<Record<string, readonly string[]>> = {
+const SHARED_ALIASES: Readonly<Record<string, readonly string[]>> = {
   price: ['Цена', 'Розничная цена', 'Цена розничная'],
   purchase: ['Закупка', 'Закупочная цена', 'Цена закупки'],
   barcode: ['Штрихкод', 'Штрих-код'],

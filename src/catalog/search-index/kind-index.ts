@@ -73,7 +73,7 @@ export interface PriceTable extends IdentifiedTable {
 }
 
 /** The columns of `<kind>_mv` the index keeps (besides sku_id, which only orders ties). */
-export function matviewColumnSpecs(kind: Kind): ColumnSpec[] {
+function matviewColumnSpecs(kind: Kind): ColumnSpec[] {
   return [
     { name: 'retail_price', type: 'decimal' },
     ...kind.attributes.map((a) => ({ name: a.column, type: a.type })),
@@ -92,7 +92,7 @@ const literal = (text: string) => `'${text.replace(/'/g, "''")}'`
  * The columns of `<kind>_price` the index keeps (besides id): the entry, and who changed it last and on which
  * business day (`timezone`) for the listing.
  */
-export function priceColumnSpecs(kind: Kind, timezone: string): ColumnSpec[] {
+function priceColumnSpecs(kind: Kind, timezone: string): ColumnSpec[] {
   return [
     { name: 'price', type: 'decimal' },
     { name: 'purchase', type: 'decimal' },
@@ -126,7 +126,7 @@ export async function databaseForms(
 }
 
 /** The column of a matview range's coverage: `coalesce(point, from)` and `coalesce(point, to)` as one value. */
-export const coverageColumn = (range: Range): string => `${range.column}~covered`
+const coverageColumn = (range: Range): string => `${range.column}~covered`
 
 /**
  * Reads a table through COPY, in whatever order the database sends it, then puts the rows in the natural order

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
-import { buildTestApp, eachDatabase } from '../../../test/harness.js'
+import { buildTestApp, eachDatabase, useTestApp } from '../../../test/harness.js'
 import { seedCatalogue } from '../../demo/demo-catalogue.js'
 import { refreshMatview } from '../catalog-repository.js'
 import { pruneChangeLog } from '../catalog-state.js'
@@ -22,73 +22,72 @@ const frames = (app: FastifyInstance) =>
   })
 
 eachDatabase('search index in the service', (ctx) => {
-  let app: FastifyInstance
-
-  before(async () => {
-    await seedCatalogue(ctx.db, { scale: 300 })
-    app = await buildTestApp(ctx.db, { RESULT_CACHE: 'off' })
+  const app = useTestApp(ctx, {
+    env: { RESULT_CACHE: 'off' },
+    setup: async () => {
+      await seedCatalogue(ctx.db, { scale: 300 })
+    },
   })
-  after(() => app?.close())
 
   test('readiness is DOWN while the first load runs, UP once every kind is loaded', async () => {
-    app.searchIndex.start()
-    assert.equal(app.searchIndex.warming, true)
-    assert.equal((await app.inject({ method: 'GET', url: '/actuator/health/readiness' })).statusCode, 503)
+    app().searchIndex.start()
+    assert.equal(app().searchIndex.warming, true)
+    assert.equal((await app().inject({ method: 'GET', url: '/actuator/health/readiness' })).statusCode, 503)
     const deadline = Date.now() + 60_000
-    while (app.searchIndex.warming && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
-    assert.equal(app.searchIndex.loaded, true)
-    assert.equal((await app.inject({ method: 'GET', url: '/actuator/health/readiness' })).statusCode, 200)
+    while (app().searchIndex.warming && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+    assert.equal(app().searchIndex.loaded, true)
+    assert.equal((await app().inject({ method: 'GET', url: '/actuator/health/readiness' })).statusCode, 200)
   })
 
   test('a loaded index answers; a write shows in the very next search, applied to the index by its changed rows', async () => {
-    await app.searchIndex.catchUp()
-    const served = { ...app.searchIndex.served }
-    const loads = { ...app.searchIndex.loads }
-    const empty = await frames(app)
+    await app().searchIndex.catchUp()
+    const served = { ...app().searchIndex.served }
+    const loads = { ...app().searchIndex.loads }
+    const empty = await frames(app())
     assert.equal(empty.json().totalElements, 0)
-    assert.equal(app.searchIndex.served.index, served.index + 1, 'answered from the index')
+    assert.equal(app().searchIndex.served.index, served.index + 1, 'answered from the index')
 
-    const created = await app.inject({
+    const created = await app().inject({
       method: 'POST',
       url: '/api/v2/glasses/prices',
       payload: { manufacturer: 'Safilo', brand: 'Carrera', model: 'Index Probe 1', price: 1000, purchase: 500 },
     })
     assert.equal(created.statusCode, 200)
-    const next = await frames(app)
+    const next = await frames(app())
     assert.equal(next.json().totalElements, 1, 'the write shows in the very next search')
-    assert.equal(app.searchIndex.served.index, served.index + 2, 'answered from the index, caught up by the write')
-    assert.equal(app.searchIndex.served.sql, served.sql)
-    assert.deepEqual(app.searchIndex.loads, { read: loads.read, changes: loads.changes + 1 }, 'no table read anew')
+    assert.equal(app().searchIndex.served.index, served.index + 2, 'answered from the index, caught up by the write')
+    assert.equal(app().searchIndex.served.sql, served.sql)
+    assert.deepEqual(app().searchIndex.loads, { read: loads.read, changes: loads.changes + 1 }, 'no table read anew')
 
-    const second = await app.inject({
+    const second = await app().inject({
       method: 'POST',
       url: '/api/v2/glasses/prices',
       payload: { manufacturer: 'Safilo', brand: 'Carrera', model: 'Index Probe 2', price: 1000, purchase: 500 },
     })
-    assert.equal((await frames(app)).json().totalElements, 2)
-    const deleted = await app.inject({ method: 'DELETE', url: `/api/v2/glasses/prices/${second.json().id}` })
+    assert.equal((await frames(app())).json().totalElements, 2)
+    const deleted = await app().inject({ method: 'DELETE', url: `/api/v2/glasses/prices/${second.json().id}` })
     assert.equal(deleted.statusCode, 200)
-    assert.equal((await frames(app)).json().totalElements, 1, 'the delete shows in the very next search')
-    assert.equal(app.searchIndex.served.index, served.index + 4)
-    assert.equal(app.searchIndex.loads.read, loads.read)
+    assert.equal((await frames(app())).json().totalElements, 1, 'the delete shows in the very next search')
+    assert.equal(app().searchIndex.served.index, served.index + 4)
+    assert.equal(app().searchIndex.loads.read, loads.read)
   })
 
   test('a matview refresh after a price change is applied by the SKUs it changed', async () => {
-    await app.searchIndex.catchUp()
+    await app().searchIndex.catchUp()
     const matviewSearch = (model: string) =>
-      app.inject({
+      app().inject({
         method: 'POST',
         url: '/api/v2/good/nomenclature/search/glasses?size=100',
         payload: { byPriceList: false, model },
       })
-    const listing = await app.inject({ method: 'GET', url: '/api/v2/glasses/prices/list?size=1&sortColumn=ID' })
+    const listing = await app().inject({ method: 'GET', url: '/api/v2/glasses/prices/list?size=1&sortColumn=ID' })
     const entry = listing.json().content[0]
     const before = (await matviewSearch(entry.model)).json()
     const priced = before.content.filter((item: { retailPrice: number }) => item.retailPrice === entry.price)
     assert.ok(priced.length > 0, 'the entry prices goods in the matview')
 
     const price = entry.price + 111
-    const updated = await app.inject({
+    const updated = await app().inject({
       method: 'PUT',
       url: `/api/v2/glasses/prices/${entry.id}`,
       payload: {
@@ -101,12 +100,12 @@ eachDatabase('search index in the service', (ctx) => {
     })
     assert.equal(updated.statusCode, 200)
     await refreshMatview(ctx.db.primary, glasses, { concurrently: true })
-    const served = { ...app.searchIndex.served }
-    const loads = { ...app.searchIndex.loads }
+    const served = { ...app().searchIndex.served }
+    const loads = { ...app().searchIndex.loads }
     const after = (await matviewSearch(entry.model)).json()
-    assert.equal(app.searchIndex.served.index, served.index + 1, 'answered from the index')
-    assert.equal(app.searchIndex.loads.read, loads.read, 'no table read anew')
-    assert.ok(app.searchIndex.loads.changes > loads.changes)
+    assert.equal(app().searchIndex.served.index, served.index + 1, 'answered from the index')
+    assert.equal(app().searchIndex.loads.read, loads.read, 'no table read anew')
+    assert.ok(app().searchIndex.loads.changes > loads.changes)
     assert.equal(after.totalElements, before.totalElements)
     assert.equal(
       after.content.filter((item: { retailPrice: number }) => item.retailPrice === price).length,
@@ -128,9 +127,9 @@ eachDatabase('search index in the service', (ctx) => {
   })
 
   test('changes the log no longer holds are caught up by reading the table anew, never answered stale', async () => {
-    await app.searchIndex.catchUp()
-    const loads = { ...app.searchIndex.loads }
-    const created = await app.inject({
+    await app().searchIndex.catchUp()
+    const loads = { ...app().searchIndex.loads }
+    const created = await app().inject({
       method: 'POST',
       url: '/api/v2/glasses/prices',
       payload: { manufacturer: 'Safilo', brand: 'Carrera', model: 'Index Probe 3', price: 1000, purchase: 500 },
@@ -139,12 +138,12 @@ eachDatabase('search index in the service', (ctx) => {
     // The write's log rows outlive their retention and are pruned, as a refresh does.
     await sql`UPDATE catalog_change SET logged_at = now() - interval '1 day'`.execute(ctx.db.primary)
     await pruneChangeLog(ctx.db.primary, glasses)
-    const next = await frames(app)
+    const next = await frames(app())
     assert.equal(next.json().totalElements, 2, 'the write shows in the very next search')
-    await app.searchIndex.catchUp()
-    assert.ok(app.searchIndex.loads.read > loads.read, 'the price table was read anew')
-    assert.equal((await frames(app)).body, next.body)
-    const rest = await app.inject({ method: 'DELETE', url: `/api/v2/glasses/prices/${created.json().id}` })
+    await app().searchIndex.catchUp()
+    assert.ok(app().searchIndex.loads.read > loads.read, 'the price table was read anew')
+    assert.equal((await frames(app())).body, next.body)
+    const rest = await app().inject({ method: 'DELETE', url: `/api/v2/glasses/prices/${created.json().id}` })
     assert.equal(rest.statusCode, 200)
   })
 

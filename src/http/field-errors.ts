@@ -1,0 +1,78 @@
+import { type MessageKey, messageText } from '../domain/messages.js'
+import type { FieldError } from './problem.js'
+
+/*
+ * Schema validation errors (Ajv's) in words a front-end developer reads: one `{field, message}` per field, from
+ * the message catalogue.
+ */
+
+export interface AjvError {
+  instancePath: string
+  keyword: string
+  message?: string
+  params: Record<string, unknown>
+  data?: unknown
+}
+
+/** The JSON types whose messages the catalogue words (`validation.string`, …). */
+const typeMessages = new Set([
+  'validation.string',
+  'validation.integer',
+  'validation.number',
+  'validation.boolean',
+  'validation.object',
+  'validation.array',
+])
+
+/** Ajv's limit keywords and their messages. */
+const limitMessages: Readonly<Record<string, MessageKey>> = {
+  maxLength: 'validation.maxLength',
+  minLength: 'validation.minLength',
+  maxItems: 'validation.maxItems',
+  minItems: 'validation.minItems',
+  minimum: 'validation.atLeast',
+  maximum: 'validation.atMost',
+  exclusiveMinimum: 'validation.greaterThan',
+}
+
+/** Turns schema validation errors into one `{field, message}` per field, in words a front-end developer reads. */
+export function fieldErrors(validation: readonly AjvError[]): FieldError[] {
+  const byField = new Map<string, string>()
+  for (const error of validation) {
+    let field = error.instancePath.replace(/^\//, '').replace(/\//g, '.').replace(/~1/g, '/').replace(/~0/g, '~')
+    let message: string
+    if (error.keyword === 'required') {
+      const missing = String(error.params.missingProperty ?? '')
+      field = field ? `${field}.${missing}` : missing
+      message = messageText('validation.required')
+    } else if (error.keyword === 'type' && error.data === null) {
+      message = messageText('validation.notNull')
+    } else if (error.keyword === 'type') {
+      const expected = String(error.params.type ?? '')
+        .split(',')
+        .filter((t) => t !== 'null')
+      const single = expected.includes('number') ? 'number' : expected.length === 1 ? expected[0] : undefined
+      message =
+        single && typeMessages.has(`validation.${single}`)
+          ? messageText(`validation.${single}` as MessageKey)
+          : messageText('validation.type', { type: expected.join(' or ') || 'value' })
+    } else if (error.keyword === 'pattern' && error.params.pattern && String(error.params.pattern).includes('\\d')) {
+      message = messageText('validation.number')
+    } else if (error.keyword === 'enum' || error.keyword === 'const') {
+      const allowed = (error.params.allowedValues as unknown[] | undefined) ?? [error.params.allowedValue]
+      message = messageText('validation.oneOf', { allowed: allowed.map(String).join(', ') })
+    } else if (error.keyword in limitMessages) {
+      const limit = String(error.params.limit)
+      message = messageText(limitMessages[error.keyword] as MessageKey, { limit, min: limit, max: limit, bound: limit })
+    } else if (error.keyword === 'additionalProperties') {
+      message = messageText('validation.additionalProperty', { property: String(error.params.additionalProperty) })
+    } else if (error.keyword === 'anyOf') {
+      continue
+    } else {
+      message = error.message ?? messageText('validation.invalidValue')
+    }
+    if (field === '') field = '(body)'
+    if (!byField.has(field)) byField.set(field, message)
+  }
+  return [...byField].map(([field, message]) => ({ field, message }))
+}
