@@ -175,7 +175,7 @@ eachDatabase('authentication with an HS256 secret', (ctx) => {
       const [id] = await seedEntries(ctx.db, [entry])
       const bulk = { priceTypeBase: 'RETAIL', priceTypeChange: 'RETAIL', coefficient: 2, round: 'TENS' }
       const post = (url: string, payload: string | Record<string, unknown>, type = 'application/json') =>
-        app.inject({ method: 'POST', url, headers: { ...reader, 'content-type': type }, payload })
+        app().inject({ method: 'POST', url, headers: { ...reader, 'content-type': type }, payload })
       for (const dryRun of ['true', 'TRUE', ' yes ', '1']) {
         const preview = await post(`${pricesPath}/list?dryRun=${encodeURIComponent(dryRun)}`, bulk)
         assert.equal(preview.statusCode, 200, preview.body)
@@ -197,7 +197,7 @@ eachDatabase('authentication with an HS256 secret', (ctx) => {
         assertProblem(await post(url, bulk), 403)
       }
       assertProblem(await post(`${pricesPath}/import?mode=upsert`, csv, 'text/csv'), 403)
-      const put = await app.inject({
+      const put = await app().inject({
         method: 'PUT',
         url: `${pricesPath}/${id}?dryRun=true`,
         headers: reader,
@@ -462,7 +462,7 @@ eachDatabase('authentication with the read role, actuator tokens and a 1 h token
 
   test('a dry run of the bulk change or the upload shows purchase prices: it needs prices:read', async () => {
     const optician = bearer(await hsToken({ preferred_username: 'optician', roles: ['catalog:read'] }))
-    const preview = await app.inject({
+    const preview = await app().inject({
       method: 'POST',
       url: `${pricesPath}/list?dryRun=true`,
       headers: optician,
@@ -470,7 +470,7 @@ eachDatabase('authentication with the read role, actuator tokens and a 1 h token
     })
     assertProblem(preview, 403)
     assert.match(String(preview.headers['www-authenticate']), /scope="prices:read"/)
-    const checked = await app.inject({
+    const checked = await app().inject({
       method: 'POST',
       url: `${pricesPath}/import?dryRun=true`,
       headers: { ...optician, 'content-type': 'text/csv' },
