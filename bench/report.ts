@@ -133,6 +133,9 @@ export function reportTable(report: BenchReport): string {
       `| ${result.title} | ${side(result, result.service)} | ${side(result, result.floor)} | ${ratio} | ${cpu(report, result)} | ${result.targets} | ${result.met ? 'yes' : 'no'} |`,
     )
   }
+  for (const result of report.scenarios) {
+    if (result.details) lines.push('', `**${result.title}** (medians of the runs): ${result.details.lines.join('; ')}.`)
+  }
   lines.push(...coldCategories(report))
   lines.push(...failures(report))
   return lines.join('\n')
