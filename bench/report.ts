@@ -216,6 +216,8 @@ export function writeReportFile(resultsDir: string, reportFile: string): void {
     .filter((n) => n.endsWith('.json'))
     .sort()) {
     const saved = JSON.parse(readFileSync(join(resultsDir, name), 'utf8')) as BenchReport
+    // The same directory holds other benchmarks' results (`bench:scale-out`), which have no scenarios.
+    if (!Array.isArray(saved.scenarios)) continue
     const key = `${saved.driver} ${saved.caches ?? 'on'} ${saved.searchIndex ?? 'off'}`
     const entry = latest.get(key) ?? {}
     if (saved.scenarios.some((s) => !isCold(s))) entry.others = saved

@@ -1,8 +1,8 @@
 import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Readable } from 'node:stream'
-import { finished } from 'node:stream/promises'
+import { finished, pipeline } from 'node:stream/promises'
 import { parseArgs } from 'node:util'
 import { openDatabase } from '../src/db/database.js'
 import { migrateToLatest } from '../src/db/migrate.js'
@@ -57,6 +57,30 @@ async function writeCsv(bytes: number): Promise<number> {
   out.end()
   await finished(out)
   return rows
+}
+
+/** POSTs the file as text/csv; resolves with the answer's status and body. */
+function upload(url: string, size: number): Promise<{ status: number; ok: boolean; body: string }> {
+  return new Promise((resolve, reject) => {
+    const sent = request(
+      url,
+      { method: 'POST', headers: { 'content-type': 'text/csv', 'content-length': String(size) } },
+      (response) => {
+        let body = ''
+        response.setEncoding('utf8')
+        response.on('data', (chunk: string) => {
+          body += chunk
+        })
+        response.on('end', () => {
+          const status = response.statusCode ?? 0
+          resolve({ status, ok: status >= 200 && status < 300, body })
+        })
+        response.on('error', reject)
+      },
+    )
+    sent.on('error', reject)
+    pipeline(createReadStream(csv), sent).catch(reject)
+  })
 }
 
 function rssMiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
@@ -125,16 +149,12 @@ try {
           } catch {}
         }, 50)
         const started = performance.now()
-        const response = await fetch(
+        // node:http, not fetch: fetch gives up on an answer after 300 s, and a large file may take longer.
+        const response = await upload(
           `${service.baseUrl}/api/v2/glasses/prices/import?mode=append${mode === 'dry' ? '&dryRun=true' : ''}`,
-          {
-            method: 'POST',
-            headers: { 'content-type': 'text/csv', 'content-length': String(size) },
-            body: Readable.toWeb(createReadStream(csv)) as ReadableStream,
-            duplex: 'half',
-          } as RequestInit,
+          size,
         )
-        const body = await response.text()
+        const body = response.body
         const seconds = (performance.now() - started) / 1000
         clearInterval(sampler)
         peakMiB = Math.max(peakMiB, rssMiB(pid, 'VmRSS'))
