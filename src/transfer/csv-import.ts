@@ -14,11 +14,13 @@ import { openXlsx } from './xlsx.js'
 /*
  * CSV import of a kind's price list or nomenclature: one function behind the CLI and HTTP.
  *
- * The file streams through papaparse (csv-records.ts); every row is checked against the kind's column rules and against the rows
- * before it (duplicate keys). Valid rows stream on into COPY inside one transaction, so a valid file is read
- * once; at the first problem the COPY is starved, the rest of the file is still checked so every problem is
- * reported, and the transaction rolls back: nothing is written. Appending to a table that holds rows goes
- * through a temporary staging table, so conflicts with existing rows are found by SQL with their line numbers.
+ * The file streams through papaparse (csv-records.ts); every row is checked against the kind's column rules as it
+ * arrives, and the valid rows stream on through COPY into a temporary staging table (with their lines) inside one
+ * transaction, so a file is read once and never held whole. There SQL finds the keys the file repeats and, when
+ * appending, those already in the table, each reported with its line, as the rows' own problems are; with any
+ * problem the transaction rolls back and nothing is written, else the staged rows go into the table. Only the
+ * command line's bulk load into an empty table (`rebuildIndexes`) copies straight into the table, finding repeated
+ * keys in memory and starving the COPY at the first problem (the rest of the file is still checked).
  */
 
 export interface ImportProblem {
