@@ -31,6 +31,7 @@ const scenarioIds = [
   'i-facets',
   'i-suggest',
   'f-bulk-change',
+  'k-bulk-under-load',
   'j-write-then-search',
   'g-import',
   'h-refresh',
@@ -73,12 +74,23 @@ function checkReport(report: BenchReport, work: string): void {
     assert.ok(serviceTotal > 0, 'the service used processor time')
   }
   assert.equal(report.scenarios.find((s) => s.id === 'g-import')?.rows, report.catalogue.lenses_sku)
+  // The bulk change under load: reads measured before and during it, and every PUT on its entries answered 200, 412
+  // or 409, never 503.
+  const underLoad = report.scenarios.find((s) => s.id === 'k-bulk-under-load')?.details?.figures as
+    | { readsPerRun: { before: number; during: number }; readErrors: number; putStatuses: Record<string, number> }
+    | undefined
+  assert.ok(underLoad, 'k-bulk-under-load: its reads and writes reported')
+  assert.ok(underLoad.readsPerRun.before > 0 && underLoad.readsPerRun.during > 0, JSON.stringify(underLoad))
+  assert.equal(underLoad.readErrors, 0)
+  const statuses = Object.keys(underLoad.putStatuses)
+  assert.ok(statuses.length > 0 && statuses.every((status) => ['200', '412', '409'].includes(status)), statuses.join())
   assert.ok(report.peakRssMiB === null || report.peakRssMiB > 0)
 
   const file = writeReport(report, join(work, 'results'), join(work, 'REPORT.md'))
   assert.equal(JSON.parse(readFileSync(file, 'utf8')).commit, report.commit)
   const markdown = readFileSync(join(work, 'REPORT.md'), 'utf8')
   for (const scenario of report.scenarios) assert.ok(markdown.includes(`| ${scenario.title} |`), scenario.id)
+  assert.ok(markdown.includes('** (medians of the runs): the change of'), 'the bulk change under load: its figures')
   assert.equal(report.searchIndex, 'on')
   assert.ok(!markdown.includes('Failed requests'))
 }

@@ -18,7 +18,7 @@ import {
   runHttp,
   runWorkers,
 } from './load.js'
-import { type BenchRequest, buildScenarios, isSelected, type Scenario } from './scenarios.js'
+import { type BenchRequest, buildScenarios, isSelected, type Scenario, type ScenarioDetails } from './scenarios.js'
 import { buildService, type Service, startService } from './service.js'
 
 /*
@@ -99,6 +99,8 @@ export interface ScenarioResult {
   /** Load: service throughput ÷ floor throughput. One-shot: service seconds ÷ floor seconds. */
   readonly ratio: number
   readonly rows?: number
+  /** A one-shot's own observations (reads and writes while it ran), as its report lines and figures. */
+  readonly details?: ScenarioDetails
   readonly targets: string
   readonly met: boolean
   readonly runs: { readonly service: LoadResult[]; readonly floor: LoadResult[] }
@@ -191,10 +193,13 @@ async function prepareCatalogue(db: Database, options: BenchOptions): Promise<vo
 }
 
 /** A one-shot as a LoadResult: one "request", its duration in seconds as p50/p99, rows/s as throughput. */
-async function timeOnce(work: () => Promise<number>): Promise<LoadResult & { rows: number }> {
+async function timeOnce(
+  work: () => Promise<number | { readonly rows: number; readonly seconds: number }>,
+): Promise<LoadResult & { rows: number }> {
   const started = performance.now()
-  const rows = await work()
-  const seconds = (performance.now() - started) / 1000
+  const done = await work()
+  const rows = typeof done === 'number' ? done : done.rows
+  const seconds = typeof done === 'number' ? (performance.now() - started) / 1000 : done.seconds
   return {
     requests: 1,
     errors: 0,
@@ -326,6 +331,11 @@ function summarise(
       targets += ', ≥ 100,000 rows/s'
       met &&= s.throughput >= 100_000
     }
+    const details = scenario.details?.()
+    if (details) {
+      targets += `; ${details.targets}`
+      met &&= details.met
+    }
   }
   return {
     id: scenario.id,
@@ -337,6 +347,7 @@ function summarise(
     floor: f,
     ratio,
     rows,
+    ...(scenario.type === 'once' && scenario.details ? { details: scenario.details() } : {}),
     targets,
     met,
     runs: { service, floor },

@@ -133,6 +133,9 @@ export function reportTable(report: BenchReport): string {
       `| ${result.title} | ${side(result, result.service)} | ${side(result, result.floor)} | ${ratio} | ${cpu(report, result)} | ${result.targets} | ${result.met ? 'yes' : 'no'} |`,
     )
   }
+  for (const result of report.scenarios) {
+    if (result.details) lines.push('', `**${result.title}** (medians of the runs): ${result.details.lines.join('; ')}.`)
+  }
   lines.push(...coldCategories(report))
   lines.push(...failures(report))
   return lines.join('\n')
@@ -213,6 +216,8 @@ export function writeReportFile(resultsDir: string, reportFile: string): void {
     .filter((n) => n.endsWith('.json'))
     .sort()) {
     const saved = JSON.parse(readFileSync(join(resultsDir, name), 'utf8')) as BenchReport
+    // The same directory holds other benchmarks' results (`bench:scale-out`), which have no scenarios.
+    if (!Array.isArray(saved.scenarios)) continue
     const key = `${saved.driver} ${saved.caches ?? 'on'} ${saved.searchIndex ?? 'off'}`
     const entry = latest.get(key) ?? {}
     if (saved.scenarios.some((s) => !isCold(s))) entry.others = saved

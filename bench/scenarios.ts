@@ -15,6 +15,7 @@ import { importCsv } from '../src/transfer/csv-import.js'
 import { openCsv } from '../src/transfer/csv-records.js'
 import { exportTable } from '../src/transfer/export-writer.js'
 import { transferColumns } from '../src/transfer/transfer-columns.js'
+import { bulkUnderLoadScenario } from './bulk-under-load.js'
 import { coldMixId, coldMixScenarios, listingFloor, listingPath, searchFloor } from './cold-mix.js'
 import type { HttpRequestSpec } from './load.js'
 
@@ -63,9 +64,25 @@ export interface OneShotScenario {
   readonly ratioTarget: number
   /** The service's side: over HTTP (needs the service running) or its own code in this process. */
   readonly side: 'http' | 'local'
-  /** Each returns the rows it wrote; `run` is the run's number, so repeated runs can vary their input. */
-  readonly service: (target: { readonly baseUrl?: string; readonly db?: Database }, run: number) => Promise<number>
+  /**
+   * Each returns the rows it wrote; `run` is the run's number, so repeated runs can vary their input. A service
+   * that does more than the work measured (reads before it, say) returns the work's own seconds too.
+   */
+  readonly service: (
+    target: { readonly baseUrl?: string; readonly db?: Database },
+    run: number,
+  ) => Promise<number | { readonly rows: number; readonly seconds: number }>
   readonly floor: (db: Database, run: number) => Promise<number>
+  /** What the service's runs observed beside their duration, with targets of its own (see bulk-under-load.ts). */
+  readonly details?: () => ScenarioDetails
+}
+
+export interface ScenarioDetails {
+  /** Sentences for the report, each a figure with how it was measured. */
+  readonly lines: readonly string[]
+  readonly figures: Readonly<Record<string, unknown>>
+  readonly targets: string
+  readonly met: boolean
 }
 
 export type Scenario = LoadScenario | OneShotScenario
@@ -377,6 +394,15 @@ export async function buildScenarios(setup: ScenarioSetup): Promise<Scenario[]> 
   })
 
   scenarios.push(await bulkChangeScenario(db))
+  const readsOf = (prefix: string) =>
+    scenarios.flatMap((scenario) =>
+      scenario.type === 'load' && !scenario.once && scenario.id.startsWith(prefix)
+        ? scenario.requests.map((request) => request.http)
+        : [],
+    )
+  scenarios.push(
+    await bulkUnderLoadScenario(db, [...readsOf('a-glasses'), ...readsOf('a-lenses'), ...readsOf('d-listing')]),
+  )
   scenarios.push(await writeThenSearchScenario(db))
   scenarios.push(await importScenario(setup))
   scenarios.push(refreshScenario())

@@ -119,6 +119,9 @@ const pgliteParsers = {
   [pgliteTypes.DATE]: (value: string) => value,
 }
 
+/** The largest COPY input the embedded database reads at once. */
+const COPY_SLICE_BYTES = 4 * 1024 * 1024
+
 /** Opens the embedded database or the server, according to the options. Does not migrate. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   return options.url ? openServer(options, options.url) : openEmbedded(options)
@@ -140,15 +143,20 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
 
   const copyRowsWith =
     (client: PGliteClient) => async (table: string, columns: readonly string[], chunks: AsyncIterable<string>) => {
-      // PGlite reads COPY input from a blob; large inputs go in slices so memory stays bounded.
+      // PGlite reads COPY input from a blob, so the input goes in slices of COPY_SLICE_BYTES: the process holds
+      // one slice at a time, and the database's memory (which grows to its largest input and never gives back)
+      // stays small. Each chunk is encoded at once: a chunk built by concatenation holds many times its length
+      // of heap until it is flattened.
       const copySql = `COPY ${table} (${columns.join(', ')}) FROM '/dev/blob' WITH (FORMAT text)`
-      let parts: string[] = []
+      const encoder = new TextEncoder()
+      let parts: Uint8Array[] = []
       let size = 0
       let total = 0
       for await (const chunk of chunks) {
-        parts.push(chunk)
-        size += chunk.length
-        if (size >= 16 * 1024 * 1024) {
+        const bytes = encoder.encode(chunk)
+        parts.push(bytes)
+        size += bytes.length
+        if (size >= COPY_SLICE_BYTES) {
           total += await client.copyFromBlob(copySql, new Blob(parts))
           parts = []
           size = 0

@@ -14,11 +14,13 @@ import { openXlsx } from './xlsx.js'
 /*
  * CSV import of a kind's price list or nomenclature: one function behind the CLI and HTTP.
  *
- * The file streams through papaparse (csv-records.ts); every row is checked against the kind's column rules and against the rows
- * before it (duplicate keys). Valid rows stream on into COPY inside one transaction, so a valid file is read
- * once; at the first problem the COPY is starved, the rest of the file is still checked so every problem is
- * reported, and the transaction rolls back: nothing is written. Appending to a table that holds rows goes
- * through a temporary staging table, so conflicts with existing rows are found by SQL with their line numbers.
+ * The file streams through papaparse (csv-records.ts); every row is checked against the kind's column rules as it
+ * arrives, and the valid rows stream on through COPY into a temporary staging table (with their lines) inside one
+ * transaction, so a file is read once and never held whole. There SQL finds the keys the file repeats and, when
+ * appending, those already in the table, each reported with its line, as the rows' own problems are; with any
+ * problem the transaction rolls back and nothing is written, else the staged rows go into the table. Only the
+ * command line's bulk load into an empty table (`rebuildIndexes`) copies straight into the table, finding repeated
+ * keys in memory and starving the COPY at the first problem (the rest of the file is still checked).
  */
 
 export interface ImportProblem {
@@ -221,9 +223,14 @@ export async function importCsv(
   // Only CSV exports mark formula-like text with `'`; a workbook's text cells are never formulas.
   const formulaMarks = !xlsx
   let rows = 0
-  /** The valid rows, a batch per chunk of the file, as COPY CSV text; nothing more once a problem is found. */
-  const validRows = async function* (withLine: boolean): AsyncGenerator<string> {
-    const keys = new Map<string, number>()
+  /**
+   * The valid rows, a batch per chunk of the file, as COPY CSV text. `inMemoryKeys`: duplicate keys are found
+   * here, with a map of every key of the file, and nothing more is yielded once a problem is found (the bulk
+   * loader's COPY straight into the table). Otherwise every valid row is yielded, problems or not, and duplicate
+   * keys are found by SQL in the staging table ({@link reportDuplicates}), so memory does not grow with the file.
+   */
+  const validRows = async function* (withLine: boolean, inMemoryKeys: boolean): AsyncGenerator<string> {
+    const keys = inMemoryKeys ? new Map<string, number>() : undefined
     const check = (batch: readonly CsvRecord[]): (string | null)[][] => {
       const out: (string | null)[][] = []
       for (const record of batch) {
@@ -231,25 +238,20 @@ export async function importCsv(
         if (record.broken) continue
         const values = checkRecord(record, mapping, columns, { decimalComma, formulaMarks }, problems)
         if (!values) continue
-        const key = rowKey(kind, table, columns, values)
-        const seen = keys.get(key)
-        if (seen !== undefined) {
-          problems.add({
-            line: record.line,
-            column: null,
-            message: messageText(table === 'goods' ? 'import.duplicateBarcode' : 'import.duplicateKeys', {
-              line: seen,
-            }),
-          })
-        } else {
-          keys.set(key, record.line)
-          if (problems.count === 0) {
-            // The values array is this row's own: the fixed values and the line number go on its end.
-            for (const fixed of fixedValues) values.push(fixed)
-            if (withLine) values.push(String(record.line))
-            out.push(values)
+        if (keys) {
+          const key = rowKey(kind, table, columns, values)
+          const seen = keys.get(key)
+          if (seen !== undefined) {
+            problems.add({ line: record.line, column: null, message: duplicateMessage(table, seen) })
+            continue
           }
+          keys.set(key, record.line)
+          if (problems.count > 0) continue
         }
+        // The values array is this row's own: the fixed values and the line number go on its end.
+        for (const fixed of fixedValues) values.push(fixed)
+        if (withLine) values.push(String(record.line))
+        out.push(values)
       }
       return out
     }
@@ -257,7 +259,7 @@ export async function importCsv(
       const out = check(batch)
       fileProblems()
       options.onProgress?.({ rows, bytes: input.bytes() })
-      return problems.count === 0 && out.length > 0 ? copyText(out) : undefined
+      return (!keys || problems.count === 0) && out.length > 0 ? copyText(out) : undefined
     }
     const head = emit(first)
     if (head) yield head
@@ -313,13 +315,15 @@ export async function importCsv(
       let written: number
       let updated = 0
       let unchanged = 0
-      if (state?.filled || mode === 'upsert') {
-        // Meeting rows already there: stage, find the keys there by SQL (with their lines), then write.
+      if (state?.filled || mode === 'upsert' || !options.rebuildIndexes) {
+        // Staged first: duplicate keys of the file, and (meeting rows already there) the keys already in the
+        // table, are found by SQL with their lines; then the rows are written.
         await client.query(
           `CREATE TEMP TABLE import_staging ON COMMIT DROP AS SELECT ${names.join(', ')} FROM ${tableName} WITH NO DATA`,
         )
         await client.query('ALTER TABLE import_staging ADD COLUMN line integer')
-        await client.copyRows('import_staging', [...names, 'line'], validRows(true))
+        await client.copyRows('import_staging', [...names, 'line'], validRows(true, false))
+        await reportDuplicates(client, table, columns, problems)
         if (problems.count > 0) throw new Rollback()
         if (mode === 'upsert') {
           // The values a file row brings beside its key: the prices of an entry, every attribute of a SKU.
@@ -373,7 +377,7 @@ export async function importCsv(
         written = Number(inserted?.count ?? 0)
       } else {
         const rebuild = options.rebuildIndexes ? await dropSecondaryIndexes(client, [tableName]) : []
-        written = await client.copyRows(tableName, names, validRows(false))
+        written = await client.copyRows(tableName, names, validRows(false, true))
         if (problems.count > 0) throw new Rollback()
         await createIndexes(client, rebuild)
       }
@@ -434,6 +438,13 @@ class ProblemList {
   add(problem: ImportProblem): void {
     this.count++
     if (this.listed.length < MAX_REPORTED_PROBLEMS) this.listed.push(problem)
+  }
+
+  /** Problems found apart (by SQL): the first of them in line order, and how many in all. The first listed stay. */
+  merge(found: readonly ImportProblem[], count: number): void {
+    this.count += count
+    const all = [...this.listed, ...found].sort((a, b) => a.line - b.line)
+    this.listed.splice(0, this.listed.length, ...all.slice(0, MAX_REPORTED_PROBLEMS))
   }
 
   summary(): { problems: ImportProblem[]; problemCount: number } {
@@ -528,6 +539,40 @@ function checkRecord(
     }
   }
   return valid ? values : null
+}
+
+function duplicateMessage(table: TransferTable, firstLine: number): string {
+  return messageText(table === 'goods' ? 'import.duplicateBarcode' : 'import.duplicateKeys', { line: firstLine })
+}
+
+/**
+ * The staged rows (`import_staging`, with their lines) whose key repeats an earlier row's, as the table's unique
+ * key compares them (normalised text, NULLs equal): each reported at its line, naming the first line of its key.
+ * SQL sorts and groups on disk when it must, so the process holds no key of the file.
+ */
+async function reportDuplicates(
+  client: RawClient,
+  table: TransferTable,
+  columns: readonly TransferColumn[],
+  problems: ProblemList,
+): Promise<void> {
+  const keys =
+    table === 'goods'
+      ? columns.filter((column) => column.name === 'barcode').map((column) => column.column)
+      : columns
+          .filter((column) => keyColumn(table, column))
+          .map((column) => (column.type === 'text' ? norm(column.column) : column.column))
+  if (keys.length === 0) return
+  const found = await client.query<{ line: number; first: number; total: number | string }>(
+    `SELECT line, first, count(*) OVER () AS total
+     FROM (SELECT line, min(line) OVER (PARTITION BY ${keys.join(', ')}) AS first FROM import_staging) keyed
+     WHERE line <> first ORDER BY line LIMIT ${MAX_REPORTED_PROBLEMS}`,
+  )
+  if (found.length === 0) return
+  problems.merge(
+    found.map((row) => ({ line: Number(row.line), column: null, message: duplicateMessage(table, Number(row.first)) })),
+    Number(found[0]?.total ?? 0),
+  )
 }
 
 /** The row's unique key as the table's unique index sees it, hashed so a million keys stay small. */
