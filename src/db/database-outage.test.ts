@@ -263,4 +263,35 @@ describe('database outage [postgres]', { skip: serverUrl ? false : 'TEST_DATABAS
       await limited.close()
     }
   })
+
+  test('a bulk change waits past the statement timeout, within its own longer deadline, and applies', async () => {
+    await clearGlassPrices(direct)
+    const [id] = await seedEntries(direct, [
+      { manufacturer: 'Lock', brand: 'Lock', model: 'L2', price: 100, purchase: 50 },
+    ])
+    const limited = await openDatabase({ url: serverUrl, schema, poolSize: 2, statementTimeoutMs: 300 })
+    const limitedApp = await buildTestApp(limited)
+    const holder = new pg.Client({ connectionString: serverUrl, options: `-c search_path=${schema},public` })
+    await holder.connect()
+    try {
+      await holder.query('BEGIN')
+      await holder.query('SELECT id FROM glasses_price WHERE id = $1 FOR UPDATE', [id])
+      const bulk = limitedApp.inject({
+        method: 'POST',
+        url: `${pricesPath}/list?model=L2`,
+        payload: { priceTypeBase: 'RETAIL', priceTypeChange: 'RETAIL', coefficient: 2, round: 'WHOLE' },
+      })
+      // Held three times the statement timeout: a short write would have been cancelled (the test above).
+      await new Promise((resolve) => setTimeout(resolve, 900))
+      await holder.query('ROLLBACK')
+      const answer = await bulk
+      assert.equal(answer.statusCode, 200, answer.body)
+      assert.equal(answer.headers['x-changed-count'], '1')
+      assert.equal((await storedEntries(direct))[0]?.price, '200.00')
+    } finally {
+      await holder.end()
+      await limitedApp.close()
+      await limited.close()
+    }
+  })
 })

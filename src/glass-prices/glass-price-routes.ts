@@ -88,7 +88,16 @@ export async function glassPriceRoutes(fastify: FastifyInstance): Promise<void> 
             await complete(kyselySql(trx), await write(trx))
           }),
         )
-      : answerWrite(request, reply, app.db.primary, write)
+      : answerWrite(request, reply, app.db.primary, (db) =>
+          inTransaction(db, async (trx) => {
+            // Its statements may take as long as its request (LONG_WRITE_TIMEOUT_MS), not the pool's short
+            // statement_timeout: a deadline that is given up cancels them anyway (request-timeout.ts).
+            if (app.db.driver === 'postgres') {
+              await sql`SET LOCAL statement_timeout = ${sql.raw(String(app.config.longWriteTimeoutMs))}`.execute(trx)
+            }
+            return write(trx)
+          }),
+        )
 
   app.get(
     `${base}/jobs/:id`,
