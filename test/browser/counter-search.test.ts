@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync, readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
 import { after, before, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
-import { type Browser, chromium, type Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import type { KindForms } from '../../src/catalog/kind-form-routes.js'
 import { kindByPath } from '../../src/catalog/kinds.js'
 import { seedCatalogue } from '../../src/demo/demo-catalogue.js'
-import { buildTestApp, eachDatabase } from '../harness.js'
+import { buildTestApp } from '../harness.js'
+import { browserSuite, ConsoleErrors, screenshotPath, seriousViolations, until } from './browser.js'
 
 /*
  * The counter search in a real browser (Debian's Chromium through playwright-core) against the real service on
@@ -21,293 +20,249 @@ import { buildTestApp, eachDatabase } from '../harness.js'
 type KindForm = KindForms['kinds'][number]
 type FormField = KindForm['fields'][number]
 
-const CHROMIUM = process.env.CHROMIUM_PATH?.trim() || '/usr/bin/chromium'
 const SCALE = 400
-const screenshots = new URL('../../docs/screenshots/', import.meta.url)
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 
 interface SearchPage {
   totalElements: number
   content: Record<string, string | number | null>[]
 }
 
-if (!existsSync(CHROMIUM)) {
-  test('counter search in a real browser', (t) => {
-    t.skip(`no browser at ${CHROMIUM}: install Debian's chromium package (or set CHROMIUM_PATH) to run it`)
-  })
-} else {
-  let browser: Browser
+browserSuite('counter search in a real browser', (ctx, browser) => {
+  let app: FastifyInstance
+  let base: string
+  let page: Page
+  let forms: KindForms['kinds']
+  const consoleErrors = new ConsoleErrors()
+
+  /** What the API itself answers for a search, to compare the page with. */
+  const apiSearch = async (kind: string, body: Record<string, unknown>, query = ''): Promise<SearchPage> => {
+    const response = await fetch(`${base}/api/v2/good/nomenclature/search/${kind}?${query}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+    assert.equal(response.status, 200)
+    return (await response.json()) as SearchPage
+  }
+
+  /** Waits until the results' caption shows `total` (the page has searched with what was typed). */
+  const waitForTotal = (total: number) =>
+    until(`the total ${total}`, async () =>
+      new RegExp(`\\b${total}\\b`).test((await page.locator('caption').textContent()) ?? ''),
+    )
+
+  /** The first row's price as the API writes it (`1234.5`), read from the page's formatted cell. */
+  const firstPrice = async () =>
+    ((await page.locator('tbody tr td.price').first().textContent()) ?? '').replace(/\s/g, '').replace(',', '.')
+  const plain = (value: unknown) =>
+    String(value)
+      .replace(/(\.\d*?)0+$/, '$1')
+      .replace(/\.$/, '')
+  const waitForFirstPrice = (price: unknown) =>
+    until(`the first price ${price}`, async () => plain(await firstPrice()) === plain(price))
+
+  const openTab = async (kind: string) => {
+    await page.click(`#tab-${kind}`)
+    await page.waitForSelector(`#tab-${kind}[aria-selected="true"]`)
+  }
+
+  const fillField = async (kind: string, name: string, value: string) => {
+    await page.fill(`#${kind}-${name}`, value)
+  }
+
   before(async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'],
-    })
+    await seedCatalogue(ctx.db, { scale: SCALE })
+    app = await buildTestApp(ctx.db)
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+    forms = ((await (await fetch(`${base}/api/v2/good/nomenclature/kinds`)).json()) as KindForms).kinds
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    consoleErrors.watch(page)
   })
-  after(() => browser?.close())
+  after(async () => {
+    await page?.close()
+    await app?.close()
+  })
 
-  eachDatabase('counter search in a real browser', (ctx) => {
-    let app: FastifyInstance
-    let base: string
-    let page: Page
-    let forms: KindForms['kinds']
-    const consoleErrors: string[] = []
-
-    /** What the API itself answers for a search, to compare the page with. */
-    const apiSearch = async (kind: string, body: Record<string, unknown>, query = ''): Promise<SearchPage> => {
-      const response = await fetch(`${base}/api/v2/good/nomenclature/search/${kind}?${query}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      })
-      assert.equal(response.status, 200)
-      return (await response.json()) as SearchPage
-    }
-
-    /** Waits until `check` holds (the page answers asynchronously, debounced); fails naming `what` after 30 s. */
-    const until = async (what: string, check: () => Promise<boolean>) => {
-      const deadline = Date.now() + 30_000
-      while (!(await check())) {
-        if (Date.now() > deadline) assert.fail(`the page never showed ${what}`)
-        await new Promise((resolve) => setTimeout(resolve, 25))
-      }
-    }
-
-    /** Waits until the results' caption shows `total` (the page has searched with what was typed). */
-    const waitForTotal = (total: number) =>
-      until(`the total ${total}`, async () =>
-        new RegExp(`\\b${total}\\b`).test((await page.locator('caption').textContent()) ?? ''),
+  test('the first screen shows a tab per kind in Russian and a page of results', async (t) => {
+    await page.goto(`${base}/`)
+    await page.waitForSelector('table.results tbody tr td.price')
+    // Measured, not asserted: the machine's load decides it.
+    const shown = await page.evaluate(() => Math.round(performance.now()))
+    t.diagnostic(`first screen with results ${shown} ms after navigation started`)
+    assert.equal(await page.getAttribute('html', 'lang'), 'ru')
+    assert.deepEqual(
+      await page.locator('[role="tab"]').allTextContents(),
+      forms.map((form) => form.title.ru),
+    )
+    const first = forms[0]!
+    await waitForTotal((await apiSearch(first.kind, { byPriceList: false })).totalElements)
+    // Every text filter is an input named as the API names the field, with a visible label.
+    for (const field of first.fields) {
+      const input = page.locator(`input[name="${field.name}"]`)
+      assert.equal(await input.count(), 1, field.name)
+      assert.equal(
+        (await page.locator(`label[for="${await input.getAttribute('id')}"]`).textContent())?.trim(),
+        field.label.ru,
       )
-
-    /** The first row's price as the API writes it (`1234.5`), read from the page's formatted cell. */
-    const firstPrice = async () =>
-      ((await page.locator('tbody tr td.price').first().textContent()) ?? '').replace(/\s/g, '').replace(',', '.')
-    const plain = (value: unknown) =>
-      String(value)
-        .replace(/(\.\d*?)0+$/, '$1')
-        .replace(/\.$/, '')
-    const waitForFirstPrice = (price: unknown) =>
-      until(`the first price ${price}`, async () => plain(await firstPrice()) === plain(price))
-
-    const openTab = async (kind: string) => {
-      await page.click(`#tab-${kind}`)
-      await page.waitForSelector(`#tab-${kind}[aria-selected="true"]`)
     }
+  })
 
-    const fillField = async (kind: string, name: string, value: string) => {
-      await page.fill(`#${kind}-${name}`, value)
-    }
+  test('results follow what is typed into a text filter', async (t) => {
+    const form = forms[0]!
+    const field = form.fields.find((candidate) => candidate.input === 'text')!
+    const sample = (await apiSearch(form.kind, { byPriceList: false })).content[0]![field.name]
+    const fragment = String(sample).slice(0, 3)
+    const expected = (await apiSearch(form.kind, { byPriceList: false, [field.name]: fragment })).totalElements
+    const input = page.locator(`#${form.kind}-${field.name}`)
+    await input.pressSequentially(fragment, { delay: 40 })
+    const typed = performance.now()
+    await waitForTotal(expected)
+    // Measured, not asserted: the typing pause (40 ms), the search and the drawing, on a loaded machine.
+    t.diagnostic(`results updated ${Math.round(performance.now() - typed)} ms after the last keystroke`)
+    await input.fill('')
+    await page.keyboard.press('Escape')
+    await waitForTotal((await apiSearch(form.kind, { byPriceList: false })).totalElements)
+  })
 
-    before(async () => {
-      await seedCatalogue(ctx.db, { scale: SCALE })
-      app = await buildTestApp(ctx.db)
-      await app.listen({ port: 0, host: '127.0.0.1' })
-      base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
-      forms = ((await (await fetch(`${base}/api/v2/good/nomenclature/kinds`)).json()) as KindForms).kinds
-      page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
-      page.on('console', (message) => {
-        if (message.type() === 'error') consoleErrors.push(message.text())
-      })
-      page.on('pageerror', (error) => consoleErrors.push(error.message))
-    })
-    after(async () => {
-      await page?.close()
-      await app?.close()
-    })
+  /** Types a power some item of the kind has (the lower bound of its zone) and waits for the API's total. */
+  const searchPrescription = async (form: KindForm, prescription: FormField, body: Record<string, unknown>) => {
+    // A power some item of the kind has: the lower bound of its zone.
+    const items = await apiSearch(form.kind, { byPriceList: false }, 'size=50')
+    const power = items.content.map((item) => item[`${prescription.name}From`]).find((v) => v !== null)
+    assert.ok(power !== undefined, `${form.kind} has items with a ${prescription.name}`)
+    await fillField(form.kind, prescription.name, String(power))
+    body[prescription.name] = String(power)
+    const expected = (await apiSearch(form.kind, body)).totalElements
+    await waitForTotal(expected)
+  }
 
-    test('the first screen shows a tab per kind in Russian and a page of results', async (t) => {
-      await page.goto(`${base}/`)
-      await page.waitForSelector('table.results tbody tr td.price')
-      // Measured, not asserted: the machine's load decides it.
-      const shown = await page.evaluate(() => Math.round(performance.now()))
-      t.diagnostic(`first screen with results ${shown} ms after navigation started`)
-      assert.equal(await page.getAttribute('html', 'lang'), 'ru')
-      assert.deepEqual(
-        await page.locator('[role="tab"]').allTextContents(),
-        forms.map((form) => form.title.ru),
-      )
-      const first = forms[0]!
-      await waitForTotal((await apiSearch(first.kind, { byPriceList: false })).totalElements)
-      // Every text filter is an input named as the API names the field, with a visible label.
-      for (const field of first.fields) {
-        const input = page.locator(`input[name="${field.name}"]`)
-        assert.equal(await input.count(), 1, field.name)
-        assert.equal(
-          (await page.locator(`label[for="${await input.getAttribute('id')}"]`).textContent())?.trim(),
-          field.label.ru,
-        )
-      }
-    })
-
-    test('results follow what is typed into a text filter', async (t) => {
-      const form = forms[0]!
-      const field = form.fields.find((candidate) => candidate.input === 'text')!
-      const sample = (await apiSearch(form.kind, { byPriceList: false })).content[0]![field.name]
-      const fragment = String(sample).slice(0, 3)
-      const expected = (await apiSearch(form.kind, { byPriceList: false, [field.name]: fragment })).totalElements
-      const input = page.locator(`#${form.kind}-${field.name}`)
-      await input.pressSequentially(fragment, { delay: 40 })
-      const typed = performance.now()
-      await waitForTotal(expected)
-      // Measured, not asserted: the typing pause (40 ms), the search and the drawing, on a loaded machine.
-      t.diagnostic(`results updated ${Math.round(performance.now() - typed)} ms after the last keystroke`)
-      await input.fill('')
-      await page.keyboard.press('Escape')
-      await waitForTotal((await apiSearch(form.kind, { byPriceList: false })).totalElements)
-    })
-
-    /** Types a power some item of the kind has (the lower bound of its zone) and waits for the API's total. */
-    const searchPrescription = async (form: KindForm, prescription: FormField, body: Record<string, unknown>) => {
-      // A power some item of the kind has: the lower bound of its zone.
-      const items = await apiSearch(form.kind, { byPriceList: false }, 'size=50')
-      const power = items.content.map((item) => item[`${prescription.name}From`]).find((v) => v !== null)
-      assert.ok(power !== undefined, `${form.kind} has items with a ${prescription.name}`)
-      await fillField(form.kind, prescription.name, String(power))
-      body[prescription.name] = String(power)
-      const expected = (await apiSearch(form.kind, body)).totalElements
-      await waitForTotal(expected)
-    }
-
-    test('every kind: a facet value chosen with the keyboard, and a prescription, give what the API gives', async () => {
-      for (const form of forms) {
-        await openTab(form.kind)
-        const text = form.fields.find((field) => field.input === 'text')!
-        const input = page.locator(`#${form.kind}-${text.name}`)
-        await input.focus()
-        // The drop-down offers the field's values with their counts (facets); ↓ and Enter take the first.
-        const option = page.locator(`#${form.kind}-${text.name}-list [role="option"]`).first()
-        await option.waitFor()
-        const value = (await option.locator('span').first().textContent())!
-        await page.keyboard.press('ArrowDown')
-        await page.keyboard.press('Enter')
-        assert.equal(await input.inputValue(), value)
-        const body: Record<string, unknown> = { byPriceList: false, [text.name]: value }
-        await waitForTotal((await apiSearch(form.kind, body)).totalElements)
-
-        const prescription = form.fields.find((field) => field.input === 'prescription')
-        if (prescription) await searchPrescription(form, prescription, body)
-        await page.click('button:text-is("Сбросить фильтры")')
-      }
-    })
-
-    test('prescription fields are checked as the API checks them, and a plus cylinder is explained', async () => {
-      const lenses = forms.find((form) => form.fields.some((field) => field.role === 'cylinder'))!
-      const role = (name: string) => lenses.fields.find((field) => field.role === name)!.name
-      await openTab(lenses.kind)
-      await fillField(lenses.kind, role('sphere'), '-2.7')
-      const sphere = page.locator(`#${lenses.kind}-${role('sphere')}`)
-      await page.waitForSelector(`#${lenses.kind}-${role('sphere')}-error`)
-      assert.equal(await sphere.getAttribute('aria-invalid'), 'true')
-      assert.match((await page.textContent(`#${lenses.kind}-${role('sphere')}-error`))!, /0\.25/)
-
-      await fillField(lenses.kind, role('sphere'), '-2')
-      await fillField(lenses.kind, role('cylinder'), '+1,25')
-      const note = await page.waitForSelector('.note')
-      assert.match((await note.textContent())!, /-0\.75.*-1\.25/)
-      const expected = await apiSearch(lenses.kind, { byPriceList: false, sphere: '-2', cylinder: '1.25' })
-      await waitForTotal(expected.totalElements)
-      await page.click('button:text-is("Сбросить фильтры")')
-    })
-
-    test('results are sorted by a column header and paged with PageDown / PageUp, as Spring pages them', async () => {
-      const form = forms.find((candidate) => candidate.kind === 'glasses') ?? forms[0]!
+  test('every kind: a facet value chosen with the keyboard, and a prescription, give what the API gives', async () => {
+    for (const form of forms) {
       await openTab(form.kind)
-      const priceHeader = page.locator('th.price')
-      await priceHeader.locator('button').click()
-      await page.waitForSelector('th.price[aria-sort="ascending"]')
-      const ascending = await apiSearch(form.kind, { byPriceList: false }, 'size=20&sort=retailPrice,asc')
-      await waitForFirstPrice(ascending.content[0]!.retailPrice)
-      await priceHeader.locator('button').click()
-      await page.waitForSelector('th.price[aria-sort="descending"]')
-      const descending = await apiSearch(form.kind, { byPriceList: false }, 'size=20&sort=retailPrice,desc')
-      await waitForFirstPrice(descending.content[0]!.retailPrice)
-
-      // ↓ moves from row to row; PageDown / PageUp turn pages wherever the focus is.
-      const rows = page.locator('tbody tr')
-      await rows.first().focus()
+      const text = form.fields.find((field) => field.input === 'text')!
+      const input = page.locator(`#${form.kind}-${text.name}`)
+      await input.focus()
+      // The drop-down offers the field's values with their counts (facets); ↓ and Enter take the first.
+      const option = page.locator(`#${form.kind}-${text.name}-list [role="option"]`).first()
+      await option.waitFor()
+      const value = (await option.locator('span').first().textContent())!
       await page.keyboard.press('ArrowDown')
-      assert.equal(await rows.nth(1).evaluate((row) => row === row.ownerDocument.activeElement), true)
-      await page.keyboard.press('PageDown')
-      await page.waitForSelector('text=Страница 2 из')
-      const second = await apiSearch(form.kind, { byPriceList: false }, 'page=1&size=20&sort=retailPrice,desc')
-      await waitForFirstPrice(second.content[0]!.retailPrice)
-      await page.keyboard.press('PageUp')
-      await page.waitForSelector('text=Страница 1 из')
-      await waitForFirstPrice(descending.content[0]!.retailPrice)
-      await priceHeader.locator('button').click()
-      await page.waitForSelector('th.price[aria-sort="none"]')
-    })
+      await page.keyboard.press('Enter')
+      assert.equal(await input.inputValue(), value)
+      const body: Record<string, unknown> = { byPriceList: false, [text.name]: value }
+      await waitForTotal((await apiSearch(form.kind, body)).totalElements)
 
-    test('"по прайс-листу" searches the price list itself', async () => {
-      const form = forms[0]!
-      await openTab(form.kind)
-      await page.getByLabel('по прайс-листу').check()
-      await waitForTotal((await apiSearch(form.kind, { byPriceList: true })).totalElements)
-      await page.getByLabel('по номенклатуре').check()
-      await waitForTotal((await apiSearch(form.kind, { byPriceList: false })).totalElements)
-    })
-
-    test('the whole page switches to English and back', async () => {
-      await page.getByLabel('Язык').selectOption('en')
-      await page.waitForSelector('html[lang="en"]')
-      assert.deepEqual(
-        await page.locator('[role="tab"]').allTextContents(),
-        forms.map((form) => form.title.en),
-      )
-      assert.ok(await page.getByLabel('by price list').isVisible())
-      await page.getByLabel('Language').selectOption('ru')
-      await page.waitForSelector('html[lang="ru"]')
-    })
-
-    test('axe-core finds no serious or critical accessibility violation', async () => {
-      const lenses = forms.find((form) => form.fields.some((field) => field.input === 'prescription'))!
-      await openTab(lenses.kind)
-      await page.locator(`#${lenses.kind}-${lenses.fields[0]!.name}`).focus()
-      await page.waitForSelector('[role="listbox"]:not([hidden])')
-      await page.evaluate(axeSource)
-      const violations = await page.evaluate(async () => {
-        const axe = (
-          globalThis as unknown as {
-            axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> }
-          }
-        ).axe
-        const result = await axe.run()
-        return result.violations.map(({ id, impact, nodes }) => ({ id, impact, nodes: nodes.length }))
-      })
-      const serious = violations.filter(
-        (violation) => violation.impact === 'serious' || violation.impact === 'critical',
-      )
-      assert.deepEqual(serious, [])
-    })
-
-    test("a banner says when a kind's prices are being refreshed", async () => {
-      const form = forms[0]!
-      // A write marks the kind's matview stale; the refresher is off in tests, so it stays stale.
-      const table = sql.table(kindByPath.get(form.kind)!.priceTable)
-      await sql`UPDATE ${table} SET price = price WHERE id = (SELECT min(id) FROM ${table})`.execute(ctx.db.primary)
-      await page.reload()
-      await openTab(form.kind)
-      const banner = await page.waitForSelector('.banner')
-      assert.match((await banner.textContent())!, new RegExp(form.title.ru))
-    })
-
-    // Taken once, from the embedded database's run.
-    if (ctx.target === 'pglite') {
-      test('a screenshot of the counter search for the README', async () => {
-        mkdirSync(screenshots, { recursive: true })
-        const lenses = forms.find((form) => form.fields.some((field) => field.role === 'cylinder'))!
-        await page.reload()
-        await openTab(lenses.kind)
-        await fillField(lenses.kind, 'manufacturer', 'Hoya')
-        await waitForTotal((await apiSearch(lenses.kind, { byPriceList: false, manufacturer: 'Hoya' })).totalElements)
-        // The brand's drop-down: its values under the chosen manufacturer, with counts.
-        await page.locator(`#${lenses.kind}-brand`).focus()
-        await page.locator(`#${lenses.kind}-brand-list [role="option"]`).first().waitFor()
-        await page.screenshot({ path: new URL('counter-search.png', screenshots).pathname })
-      })
+      const prescription = form.fields.find((field) => field.input === 'prescription')
+      if (prescription) await searchPrescription(form, prescription, body)
+      await page.click('button:text-is("Сбросить фильтры")')
     }
-
-    test('the screen logged no console error', () => {
-      assert.deepEqual(consoleErrors, [])
-    })
   })
-}
+
+  test('prescription fields are checked as the API checks them, and a plus cylinder is explained', async () => {
+    const lenses = forms.find((form) => form.fields.some((field) => field.role === 'cylinder'))!
+    const role = (name: string) => lenses.fields.find((field) => field.role === name)!.name
+    await openTab(lenses.kind)
+    await fillField(lenses.kind, role('sphere'), '-2.7')
+    const sphere = page.locator(`#${lenses.kind}-${role('sphere')}`)
+    await page.waitForSelector(`#${lenses.kind}-${role('sphere')}-error`)
+    assert.equal(await sphere.getAttribute('aria-invalid'), 'true')
+    assert.match((await page.textContent(`#${lenses.kind}-${role('sphere')}-error`))!, /0\.25/)
+
+    await fillField(lenses.kind, role('sphere'), '-2')
+    await fillField(lenses.kind, role('cylinder'), '+1,25')
+    const note = await page.waitForSelector('.note')
+    assert.match((await note.textContent())!, /-0\.75.*-1\.25/)
+    const expected = await apiSearch(lenses.kind, { byPriceList: false, sphere: '-2', cylinder: '1.25' })
+    await waitForTotal(expected.totalElements)
+    await page.click('button:text-is("Сбросить фильтры")')
+  })
+
+  test('results are sorted by a column header and paged with PageDown / PageUp, as Spring pages them', async () => {
+    const form = forms.find((candidate) => candidate.kind === 'glasses') ?? forms[0]!
+    await openTab(form.kind)
+    const priceHeader = page.locator('th.price')
+    await priceHeader.locator('button').click()
+    await page.waitForSelector('th.price[aria-sort="ascending"]')
+    const ascending = await apiSearch(form.kind, { byPriceList: false }, 'size=20&sort=retailPrice,asc')
+    await waitForFirstPrice(ascending.content[0]!.retailPrice)
+    await priceHeader.locator('button').click()
+    await page.waitForSelector('th.price[aria-sort="descending"]')
+    const descending = await apiSearch(form.kind, { byPriceList: false }, 'size=20&sort=retailPrice,desc')
+    await waitForFirstPrice(descending.content[0]!.retailPrice)
+
+    // ↓ moves from row to row; PageDown / PageUp turn pages wherever the focus is.
+    const rows = page.locator('tbody tr')
+    await rows.first().focus()
+    await page.keyboard.press('ArrowDown')
+    assert.equal(await rows.nth(1).evaluate((row) => row === row.ownerDocument.activeElement), true)
+    await page.keyboard.press('PageDown')
+    await page.waitForSelector('text=Страница 2 из')
+    const second = await apiSearch(form.kind, { byPriceList: false }, 'page=1&size=20&sort=retailPrice,desc')
+    await waitForFirstPrice(second.content[0]!.retailPrice)
+    await page.keyboard.press('PageUp')
+    await page.waitForSelector('text=Страница 1 из')
+    await waitForFirstPrice(descending.content[0]!.retailPrice)
+    await priceHeader.locator('button').click()
+    await page.waitForSelector('th.price[aria-sort="none"]')
+  })
+
+  test('"по прайс-листу" searches the price list itself', async () => {
+    const form = forms[0]!
+    await openTab(form.kind)
+    await page.getByLabel('по прайс-листу').check()
+    await waitForTotal((await apiSearch(form.kind, { byPriceList: true })).totalElements)
+    await page.getByLabel('по номенклатуре').check()
+    await waitForTotal((await apiSearch(form.kind, { byPriceList: false })).totalElements)
+  })
+
+  test('the whole page switches to English and back', async () => {
+    await page.getByLabel('Язык').selectOption('en')
+    await page.waitForSelector('html[lang="en"]')
+    assert.deepEqual(
+      await page.locator('[role="tab"]').allTextContents(),
+      forms.map((form) => form.title.en),
+    )
+    assert.ok(await page.getByLabel('by price list').isVisible())
+    await page.getByLabel('Language').selectOption('ru')
+    await page.waitForSelector('html[lang="ru"]')
+  })
+
+  test('axe-core finds no serious or critical accessibility violation', async () => {
+    const lenses = forms.find((form) => form.fields.some((field) => field.input === 'prescription'))!
+    await openTab(lenses.kind)
+    await page.locator(`#${lenses.kind}-${lenses.fields[0]!.name}`).focus()
+    await page.waitForSelector('[role="listbox"]:not([hidden])')
+    assert.deepEqual(await seriousViolations(page), [])
+  })
+
+  test("a banner says when a kind's prices are being refreshed", async () => {
+    const form = forms[0]!
+    // A write marks the kind's matview stale; the refresher is off in tests, so it stays stale.
+    const table = sql.table(kindByPath.get(form.kind)!.priceTable)
+    await sql`UPDATE ${table} SET price = price WHERE id = (SELECT min(id) FROM ${table})`.execute(ctx.db.primary)
+    await page.reload()
+    await openTab(form.kind)
+    const banner = await page.waitForSelector('.banner')
+    assert.match((await banner.textContent())!, new RegExp(form.title.ru))
+  })
+
+  // Taken once, from the embedded database's run.
+  if (ctx.target === 'pglite') {
+    test('a screenshot of the counter search for the README', async () => {
+      const lenses = forms.find((form) => form.fields.some((field) => field.role === 'cylinder'))!
+      await page.reload()
+      await openTab(lenses.kind)
+      await fillField(lenses.kind, 'manufacturer', 'Hoya')
+      await waitForTotal((await apiSearch(lenses.kind, { byPriceList: false, manufacturer: 'Hoya' })).totalElements)
+      // The brand's drop-down: its values under the chosen manufacturer, with counts.
+      await page.locator(`#${lenses.kind}-brand`).focus()
+      await page.locator(`#${lenses.kind}-brand-list [role="option"]`).first().waitFor()
+      await page.screenshot({ path: screenshotPath('counter-search.png') })
+    })
+  }
+
+  test('the screen logged no console error', () => {
+    assert.deepEqual(consoleErrors.errors, [])
+  })
+})

@@ -1,25 +1,11 @@
 import type { Api } from '../api.js'
+import { FILTER_NAMES, type Filters, PRICES } from './prices-api.js'
 
 /*
  * The glass price list's writes as the desk calls them: the bulk change (dry run, apply), the revert of a change,
  * the upload (dry run, apply) and the export. Every call carries the API client's headers (language, Bearer
  * token); a write carries an Idempotency-Key made once per confirmation, so a double click or a retry applies once.
  */
-
-const PRICES = '/api/v2/glasses/prices'
-
-/** The listing's filters (query parameters), as the listing, the bulk change and the export read them. */
-export const FILTER_FIELDS = [
-  'manufacturer',
-  'brand',
-  'model',
-  'priceFrom',
-  'priceTo',
-  'purchaseFrom',
-  'purchaseTo',
-] as const
-export type FilterField = (typeof FILTER_FIELDS)[number]
-export type Filters = Readonly<Partial<Record<FilterField, string>>>
 
 export type PriceType = 'RETAIL' | 'PURCHASE'
 export type Rounding = 'WHOLE' | 'TENS' | 'HUNDREDS'
@@ -156,7 +142,7 @@ export function newIdempotencyKey(): string {
 /** The query string of the filters: blank ones left out. */
 export function filterQuery(filters: Filters, extra: Readonly<Record<string, string>> = {}): URLSearchParams {
   const query = new URLSearchParams()
-  for (const field of FILTER_FIELDS) {
+  for (const field of FILTER_NAMES) {
     const value = filters[field]?.trim()
     if (value) query.set(field, value)
   }

@@ -9,7 +9,6 @@ import {
   type BulkChangeApplied,
   type BulkChangeBody,
   type BulkChangePreview,
-  type Filters,
   newIdempotencyKey,
   type PreviewRow,
   type PriceType,
@@ -18,6 +17,7 @@ import {
 } from './bulk-api.js'
 import { checkFilters, errorsAt, type FieldErrors, FilterFields, sentFilters, TextField } from './desk-fields.js'
 import { describeFormula, isDecimalOrBlank, normaliseDecimal } from './formula.js'
+import type { Filters } from './prices-api.js'
 import { UndoChange } from './undo-change.js'
 import './bulk-desk.css'
 

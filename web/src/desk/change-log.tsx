@@ -1,18 +1,13 @@
-import { useEffect, useMemo, useState } from 'preact/hooks'
-import { type Api, isAbort } from '../api.js'
+import { useMemo, useState } from 'preact/hooks'
+import type { Api } from '../api.js'
 import type { Translate } from '../app.js'
 import type { Language } from '../i18n/index.js'
+import { Pager } from '../pager.js'
 import { useSession } from '../session.js'
 import { ConfirmDialog } from './confirm-dialog.js'
 import { actionLabel, conflictLabel, entryRoute, formatMoment } from './desk-format.js'
-import {
-  type PageOf,
-  type PriceChange,
-  PriceProblem,
-  PricesApi,
-  type RevertConflict,
-  type RevertResult,
-} from './prices-api.js'
+import { type PriceChange, PriceProblem, PricesApi, type RevertConflict, type RevertResult } from './prices-api.js'
+import { useLoaded } from './use-loaded.js'
 import './desk.css'
 
 /*
@@ -57,25 +52,14 @@ export function ChangeLogScreen({ api, language, t }: ChangeLogProps) {
   const { canWrite } = useSession()
   const [page, setPage] = useState(0)
   const [reloads, setReloads] = useState(0)
-  const [changes, setChanges] = useState<PageOf<PriceChange> | undefined>()
-  const [error, setError] = useState<string | undefined>()
   const [asking, setAsking] = useState<PriceChange | undefined>()
   const [busy, setBusy] = useState(false)
   const [outcome, setOutcome] = useState<Outcome | undefined>()
 
-  useEffect(() => {
-    const controller = new AbortController()
-    prices
-      .changes(page, PAGE_SIZE, controller.signal)
-      .then((answer) => {
-        setChanges(answer)
-        setError(undefined)
-      })
-      .catch((reason: unknown) => {
-        if (!isAbort(reason)) setError((reason as Error).message)
-      })
-    return () => controller.abort()
-  }, [prices, page, reloads])
+  const { value: changes, error } = useLoaded(
+    (signal) => prices.changes(page, PAGE_SIZE, signal),
+    [prices, page, reloads],
+  )
 
   const revert = async (change: PriceChange) => {
     setBusy(true)
@@ -115,8 +99,6 @@ export function ChangeLogScreen({ api, language, t }: ChangeLogProps) {
       {count > conflicts.length ? <p>{t('deskMoreConflicts', { count: count - conflicts.length })}</p> : null}
     </>
   )
-
-  const lastPage = changes ? Math.max(changes.totalPages - 1, 0) : 0
 
   return (
     <div class="desk">
@@ -223,15 +205,7 @@ export function ChangeLogScreen({ api, language, t }: ChangeLogProps) {
         </table>
       </section>
 
-      <nav class="pager" aria-label={t('paging')}>
-        <button type="button" disabled={page <= 0} onClick={() => setPage(page - 1)}>
-          {t('previousPage')}
-        </button>
-        <span aria-live="polite">{t('page', { page: page + 1, pages: Math.max(changes?.totalPages ?? 1, 1) })}</span>
-        <button type="button" disabled={page >= lastPage} onClick={() => setPage(page + 1)}>
-          {t('nextPage')}
-        </button>
-      </nav>
+      <Pager label={t('paging')} page={page} pages={changes?.totalPages} onPage={setPage} t={t} />
 
       {asking ? (
         <ConfirmDialog

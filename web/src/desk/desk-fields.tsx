@@ -1,7 +1,8 @@
 import type { Translate } from '../app.js'
 import type { MessageKey } from '../i18n/index.js'
-import { FILTER_FIELDS, type FilterField, type Filters, type Problem } from './bulk-api.js'
+import type { Problem } from './bulk-api.js'
 import { isDecimalOrBlank } from './formula.js'
+import { FILTER_NAMES, type FilterName, type Filters } from './prices-api.js'
 
 /*
  * The desk's inputs: a labelled text field with its error beside it (aria-invalid, aria-describedby), and the
@@ -51,7 +52,7 @@ export function TextField(props: {
   )
 }
 
-const filterLabels: Record<FilterField, MessageKey> = {
+const filterLabels: Record<FilterName, MessageKey> = {
   manufacturer: 'manufacturer',
   brand: 'brand',
   model: 'model',
@@ -61,7 +62,7 @@ const filterLabels: Record<FilterField, MessageKey> = {
   purchaseTo: 'purchaseTo',
 }
 
-const decimalFilters: readonly FilterField[] = ['priceFrom', 'priceTo', 'purchaseFrom', 'purchaseTo']
+const decimalFilters: readonly FilterName[] = ['priceFrom', 'priceTo', 'purchaseFrom', 'purchaseTo']
 
 /** The listing's filters as labelled fields; ids are `${prefix}-${field}`. */
 export function FilterFields(props: {
@@ -74,7 +75,7 @@ export function FilterFields(props: {
   const { prefix, filters, errors, t } = props
   return (
     <div class="fields">
-      {FILTER_FIELDS.map((field) => (
+      {FILTER_NAMES.map((field) => (
         <TextField
           key={field}
           id={`${prefix}-${field}`}
@@ -101,8 +102,8 @@ export function checkFilters(prefix: string, filters: Filters, t: Translate): Re
 
 /** The filters as sent: decimal commas made points, blanks left out by the query builder. */
 export function sentFilters(filters: Filters, normalise: (raw: string) => string): Filters {
-  const sent: Partial<Record<FilterField, string>> = {}
-  for (const field of FILTER_FIELDS) {
+  const sent: Partial<Record<FilterName, string>> = {}
+  for (const field of FILTER_NAMES) {
     const value = filters[field] ?? ''
     sent[field] = decimalFilters.includes(field) ? normalise(value) : value
   }

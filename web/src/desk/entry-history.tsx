@@ -1,9 +1,10 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { isAbort } from '../api.js'
 import type { Translate } from '../app.js'
 import type { Language } from '../i18n/index.js'
+import { Pager } from '../pager.js'
 import { actionLabel, fieldLabel, formatMoment, formatMoney } from './desk-format.js'
-import type { HistoryItem, PageOf, PricesApi } from './prices-api.js'
+import type { PricesApi } from './prices-api.js'
+import { useLoaded } from './use-loaded.js'
 
 interface EntryHistoryProps {
   readonly prices: PricesApi
@@ -18,25 +19,11 @@ interface EntryHistoryProps {
 /** An entry's changes, newest first: who, when, what kind of change, and field by field old → new. */
 export function EntryHistory({ prices, id, version, language, t, onClose }: EntryHistoryProps) {
   const [page, setPage] = useState(0)
-  const [history, setHistory] = useState<PageOf<HistoryItem> | undefined>()
-  const [error, setError] = useState<string | undefined>()
   const heading = useRef<HTMLHeadingElement>(null)
 
   useEffect(() => heading.current?.focus(), [])
 
-  useEffect(() => {
-    const controller = new AbortController()
-    prices
-      .history(id, page, controller.signal)
-      .then((answer) => {
-        setHistory(answer)
-        setError(undefined)
-      })
-      .catch((reason: unknown) => {
-        if (!isAbort(reason)) setError((reason as Error).message)
-      })
-    return () => controller.abort()
-  }, [prices, id, page, version])
+  const { value: history, error } = useLoaded((signal) => prices.history(id, page, signal), [prices, id, page, version])
 
   const value = (field: string, raw: string | number | null) =>
     raw === null ? t('emptyValue') : field === 'price' || field === 'purchase' ? formatMoney(raw, language) : raw
@@ -89,15 +76,7 @@ export function EntryHistory({ prices, id, version, language, t, onClose }: Entr
         </table>
       ) : null}
       {history && history.totalPages > 1 ? (
-        <nav class="pager" aria-label={t('deskHistoryPages')}>
-          <button type="button" disabled={page <= 0} onClick={() => setPage(page - 1)}>
-            {t('previousPage')}
-          </button>
-          <span>{t('page', { page: page + 1, pages: history.totalPages })}</span>
-          <button type="button" disabled={page >= history.totalPages - 1} onClick={() => setPage(page + 1)}>
-            {t('nextPage')}
-          </button>
-        </nav>
+        <Pager label={t('deskHistoryPages')} page={page} pages={history.totalPages} onPage={setPage} t={t} />
       ) : null}
     </section>
   )

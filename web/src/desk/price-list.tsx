@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { type Api, isAbort } from '../api.js'
 import type { Translate } from '../app.js'
 import type { Language, MessageKey } from '../i18n/index.js'
+import { Pager } from '../pager.js'
 import { useSession } from '../session.js'
 import { ConfirmDialog } from './confirm-dialog.js'
 import { entryRoute, fieldLabel, formatDay, formatMoney } from './desk-format.js'
@@ -29,7 +30,6 @@ import './desk.css'
  * `#/prices?entry=42` opens one entry: the grid filtered to its key, and its history.
  */
 
-const PAGE_SIZES = [10, 20, 50, 100]
 const TYPING_DELAY_MS = 150
 
 const textFilters = ['manufacturer', 'brand', 'model'] as const
@@ -599,31 +599,20 @@ export function PriceListScreen({ api, language, t }: PriceListProps) {
         </p>
       ) : null}
 
-      <nav class="pager" aria-label={t('paging')}>
-        <button type="button" disabled={page <= 0} onClick={() => goTo(page - 1)}>
-          {t('previousPage')}
-        </button>
-        <span aria-live="polite">{t('page', { page: page + 1, pages: Math.max(list?.totalPages ?? 1, 1) })}</span>
-        <button type="button" disabled={page >= lastPage} onClick={() => goTo(page + 1)}>
-          {t('nextPage')}
-        </button>
-        <label>
-          {t('pageSize')}{' '}
-          <select
-            value={size}
-            onChange={(event) => {
-              setSize(Number(event.currentTarget.value))
-              setPage(0)
-            }}
-          >
-            {PAGE_SIZES.map((option) => (
-              <option key={option} value={option}>
-                {option}
-              </option>
-            ))}
-          </select>
-        </label>
-      </nav>
+      <Pager
+        label={t('paging')}
+        page={page}
+        pages={list?.totalPages}
+        onPage={setPage}
+        size={{
+          value: size,
+          onChange: (chosen) => {
+            setSize(chosen)
+            setPage(0)
+          },
+        }}
+        t={t}
+      />
 
       {historyId !== undefined ? (
         // Keyed by the entry: another entry's history never shows while this one's loads.

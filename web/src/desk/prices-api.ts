@@ -6,7 +6,8 @@ import { type Api, ApiError } from '../api.js'
  * explains: the field errors, the existing entry of a duplicate, a revert's conflicts.
  */
 
-const PRICES = '/api/v2/glasses/prices'
+/** Where the glass price list's endpoints live. */
+export const PRICES = '/api/v2/glasses/prices'
 
 /** An entry as read, created and updated; prices are JSON numbers of at most 2 decimals. */
 export interface PriceEntry {
@@ -36,6 +37,7 @@ export const SORT_COLUMNS = ['ID', 'PARAMETERS', 'PRICE', 'PURCHASE'] as const
 export type SortColumn = (typeof SORT_COLUMNS)[number]
 export type SortDirection = 'ASC' | 'DESC'
 
+/** The listing's filters (query parameters), as the listing, the bulk change and the export read them. */
 export const FILTER_NAMES = [
   'manufacturer',
   'brand',
@@ -179,7 +181,7 @@ export class PricesApi {
       params.set('sortColumn', query.sort.column)
       params.set('sortDirection', query.sort.direction)
     }
-    return (await this.send(`/list?${params}`, { signal })).json()
+    return (await this.send(`/list?${params}`, { signal })).json() as Promise<PageOf<PriceRow>>
   }
 
   async read(id: number, signal?: AbortSignal): Promise<TaggedEntry> {
@@ -199,15 +201,15 @@ export class PricesApi {
   }
 
   async history(id: number, page: number, signal: AbortSignal): Promise<PageOf<HistoryItem>> {
-    return (await this.send(`/${id}/history?page=${page}&size=20`, { signal })).json()
+    return (await this.send(`/${id}/history?page=${page}&size=20`, { signal })).json() as Promise<PageOf<HistoryItem>>
   }
 
   async changes(page: number, size: number, signal: AbortSignal): Promise<PageOf<PriceChange>> {
-    return (await this.send(`/changes?page=${page}&size=${size}`, { signal })).json()
+    return (await this.send(`/changes?page=${page}&size=${size}`, { signal })).json() as Promise<PageOf<PriceChange>>
   }
 
   async revert(batch: number): Promise<RevertResult> {
-    return (await this.send(`/changes/${batch}/revert`, { method: 'POST' })).json()
+    return (await this.send(`/changes/${batch}/revert`, { method: 'POST' })).json() as Promise<RevertResult>
   }
 }
 

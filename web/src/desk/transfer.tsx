@@ -7,7 +7,6 @@ import {
   BulkApi,
   type ExportFormat,
   type FileProblem,
-  type Filters,
   type ImportMode,
   type ImportResult,
   newIdempotencyKey,
@@ -15,6 +14,7 @@ import {
 } from './bulk-api.js'
 import { checkFilters, errorsAt, type FieldErrors, FilterFields, sentFilters } from './desk-fields.js'
 import { normaliseDecimal } from './formula.js'
+import type { Filters } from './prices-api.js'
 import { UndoChange } from './undo-change.js'
 import './bulk-desk.css'
 

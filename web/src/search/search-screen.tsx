@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { type Api, type Facets, type FormField, isAbort, type KindForm, type Page, type SearchBody } from '../api.js'
 import type { Translate } from '../app.js'
 import type { Language } from '../i18n/index.js'
+import { Pager } from '../pager.js'
 import { Combobox } from './combobox.js'
 import { checkNumber, transposedPrescription } from './prescription.js'
 import { ResultsTable } from './results-table.js'
@@ -20,7 +21,6 @@ interface KindQuery {
 }
 
 const emptyQuery: KindQuery = { values: {}, page: 0, size: 20, sort: '' }
-const PAGE_SIZES = [10, 20, 50, 100]
 /**
  * Typing waits this long for the next key (a newer search cancels an older one anyway, so it can be short);
  * anything else (a page, a sort, Enter) searches at once. The drop-downs' values can wait longer.
@@ -293,30 +293,14 @@ export function SearchScreen({ api, forms, language, t }: SearchScreenProps) {
           language={language}
           t={t}
         />
-        <nav class="pager" aria-label={t('paging')}>
-          <button type="button" disabled={query.page <= 0} onClick={() => goTo(query.page - 1)}>
-            {t('previousPage')}
-          </button>
-          <span aria-live="polite">
-            {t('page', { page: query.page + 1, pages: Math.max(page?.totalPages ?? 1, 1) })}
-          </span>
-          <button type="button" disabled={query.page >= lastPage} onClick={() => goTo(query.page + 1)}>
-            {t('nextPage')}
-          </button>
-          <label>
-            {t('pageSize')}{' '}
-            <select
-              value={query.size}
-              onChange={(event) => update({ size: Number(event.currentTarget.value), page: 0 }, 0)}
-            >
-              {PAGE_SIZES.map((size) => (
-                <option key={size} value={size}>
-                  {size}
-                </option>
-              ))}
-            </select>
-          </label>
-        </nav>
+        <Pager
+          label={t('paging')}
+          page={query.page}
+          pages={page?.totalPages}
+          onPage={(target) => update({ page: target }, 0)}
+          size={{ value: query.size, onChange: (size) => update({ size, page: 0 }, 0) }}
+          t={t}
+        />
       </section>
     </div>
   )
