@@ -69,6 +69,24 @@ function startReaders(
   return Promise.all(Array.from({ length: READERS }, reader))
 }
 
+/**
+ * The bulk change the benchmark's scenarios (f) and (k) send: the retail price of the entries whose purchase price
+ * is 1–`upper` becomes purchase × `k`, in whole roubles.
+ */
+export function sendPurchaseTimesK(baseUrl: string, upper: string, k: string): Promise<Response> {
+  return fetch(`${baseUrl}/api/v2/glasses/prices/list`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      priceFrom: 1,
+      priceTo: upper,
+      priceTypeBase: 'PURCHASE',
+      priceTypeChange: 'RETAIL',
+      coefficient: k,
+      round: 'WHOLE',
+    }),
+  })
+}
 export async function bulkUnderLoadScenario(db: Database, reads: readonly HttpRequestSpec[]): Promise<OneShotScenario> {
   const { rows } = await sql<{ count: number; upper: string | null }>`
     SELECT count(*) AS count, max(purchase)::text AS upper FROM (
@@ -169,18 +187,7 @@ export async function bulkUnderLoadScenario(db: Database, reads: readonly HttpRe
       )
       phase = 'during'
       const started = performance.now()
-      const change = fetch(`${url}/api/v2/glasses/prices/list`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          priceFrom: 1,
-          priceTo: upper,
-          priceTypeBase: 'PURCHASE',
-          priceTypeChange: 'RETAIL',
-          coefficient: coefficient(),
-          round: 'WHOLE',
-        }),
-      }).then(async (response) => {
+      const change = sendPurchaseTimesK(url, upper, coefficient()).then(async (response) => {
         const seconds = (performance.now() - started) / 1000
         const body = await response.text()
         if (response.status !== 200) throw new Error(`bulk change answered ${response.status}: ${body}`)

@@ -15,7 +15,7 @@ import { importCsv } from '../src/transfer/csv-import.js'
 import { openCsv } from '../src/transfer/csv-records.js'
 import { exportTable } from '../src/transfer/export-writer.js'
 import { transferColumns } from '../src/transfer/transfer-columns.js'
-import { bulkUnderLoadScenario } from './bulk-under-load.js'
+import { bulkUnderLoadScenario, sendPurchaseTimesK } from './bulk-under-load.js'
 import { coldMixId, coldMixScenarios, listingFloor, listingPath, searchFloor } from './cold-mix.js'
 import type { HttpRequestSpec } from './load.js'
 
@@ -527,18 +527,7 @@ async function bulkChangeScenario(db: Database): Promise<OneShotScenario> {
     ratioTarget: 1.5,
     side: 'http',
     async service({ baseUrl }) {
-      const response = await fetch(`${baseUrl}/api/v2/glasses/prices/list`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          priceFrom: 1,
-          priceTo: upper,
-          priceTypeBase: 'PURCHASE',
-          priceTypeChange: 'RETAIL',
-          coefficient: coefficient(),
-          round: 'WHOLE',
-        }),
-      })
+      const response = await sendPurchaseTimesK(String(baseUrl), upper, coefficient())
       if (response.status !== 200) throw new Error(`bulk change answered ${response.status}: ${await response.text()}`)
       return Number(response.headers.get('x-changed-count'))
     },

@@ -237,11 +237,16 @@ describe('database outage [postgres]', { skip: serverUrl ? false : 'TEST_DATABAS
     assert.equal(written.statusCode, 200)
   })
 
-  test('a statement held up past the statement timeout answers 503, and the write is not applied', async () => {
+  /**
+   * One entry (`model`) whose row another session holds FOR UPDATE, and an app whose connections have a 300 ms
+   * statement timeout; `fn` runs with them, `release()` ends the other session's transaction.
+   */
+  const withRowHeld = async (
+    model: string,
+    fn: (held: { id: number; limitedApp: FastifyInstance; release: () => Promise<unknown> }) => Promise<void>,
+  ) => {
     await clearGlassPrices(direct)
-    const [id] = await seedEntries(direct, [
-      { manufacturer: 'Lock', brand: 'Lock', model: 'L1', price: 100, purchase: 50 },
-    ])
+    const [id] = await seedEntries(direct, [{ manufacturer: 'Lock', brand: 'Lock', model, price: 100, purchase: 50 }])
     const limited = await openDatabase({ url: serverUrl, schema, poolSize: 2, statementTimeoutMs: 300 })
     const limitedApp = await buildTestApp(limited)
     const holder = new pg.Client({ connectionString: serverUrl, options: `-c search_path=${schema},public` })
@@ -249,33 +254,28 @@ describe('database outage [postgres]', { skip: serverUrl ? false : 'TEST_DATABAS
     try {
       await holder.query('BEGIN')
       await holder.query('SELECT id FROM glasses_price WHERE id = $1 FOR UPDATE', [id])
-      const update = { method: 'PUT', url: `${pricesPath}/${id}`, payload: { ...created, price: 999 } } as const
-      const blocked = await limitedApp.inject(update)
-      assert.equal(blocked.statusCode, 503)
-      assert.match(String(blocked.headers['content-type']), /^application\/problem\+json/)
-      await holder.query('ROLLBACK')
-      assert.equal((await storedEntries(direct))[0]?.price, '100.00')
-      const free = await limitedApp.inject(update)
-      assert.equal(free.statusCode, 200)
+      await fn({ id: id as number, limitedApp, release: () => holder.query('ROLLBACK') })
     } finally {
       await holder.end()
       await limitedApp.close()
       await limited.close()
     }
-  })
+  }
 
-  test('a bulk change waits past the statement timeout, within its own longer deadline, and applies', async () => {
-    await clearGlassPrices(direct)
-    const [id] = await seedEntries(direct, [
-      { manufacturer: 'Lock', brand: 'Lock', model: 'L2', price: 100, purchase: 50 },
-    ])
-    const limited = await openDatabase({ url: serverUrl, schema, poolSize: 2, statementTimeoutMs: 300 })
-    const limitedApp = await buildTestApp(limited)
-    const holder = new pg.Client({ connectionString: serverUrl, options: `-c search_path=${schema},public` })
-    await holder.connect()
-    try {
-      await holder.query('BEGIN')
-      await holder.query('SELECT id FROM glasses_price WHERE id = $1 FOR UPDATE', [id])
+  test('a statement held up past the statement timeout answers 503, and the write is not applied', () =>
+    withRowHeld('L1', async ({ id, limitedApp, release }) => {
+      const update = { method: 'PUT', url: `${pricesPath}/${id}`, payload: { ...created, price: 999 } } as const
+      const blocked = await limitedApp.inject(update)
+      assert.equal(blocked.statusCode, 503)
+      assert.match(String(blocked.headers['content-type']), /^application\/problem\+json/)
+      await release()
+      assert.equal((await storedEntries(direct))[0]?.price, '100.00')
+      const free = await limitedApp.inject(update)
+      assert.equal(free.statusCode, 200)
+    }))
+
+  test('a bulk change waits past the statement timeout, within its own longer deadline, and applies', () =>
+    withRowHeld('L2', async ({ limitedApp, release }) => {
       const bulk = limitedApp.inject({
         method: 'POST',
         url: `${pricesPath}/list?model=L2`,
@@ -283,15 +283,10 @@ describe('database outage [postgres]', { skip: serverUrl ? false : 'TEST_DATABAS
       })
       // Held three times the statement timeout: a short write would have been cancelled (the test above).
       await new Promise((resolve) => setTimeout(resolve, 900))
-      await holder.query('ROLLBACK')
+      await release()
       const answer = await bulk
       assert.equal(answer.statusCode, 200, answer.body)
       assert.equal(answer.headers['x-changed-count'], '1')
       assert.equal((await storedEntries(direct))[0]?.price, '200.00')
-    } finally {
-      await holder.end()
-      await limitedApp.close()
-      await limited.close()
-    }
-  })
+    }))
 })

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { createRemoteJWKSet, errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose'
 import type { Config } from '../config.js'
 import { messageText } from '../domain/messages.js'
+import { queryFlag } from './input-conversion.js'
 import { forbidden, type ProblemError, serviceUnavailable, unauthorized } from './problem.js'
 
 /*
@@ -9,8 +10,9 @@ import { forbidden, type ProblemError, serviceUnavailable, unauthorized } from '
  * HS256 secret, or by a key of the OIDC provider's JWKS; unexpired; from `AUTH_ISSUER` and for `AUTH_AUDIENCE`
  * when those are set; issued no longer ago than `AUTH_MAX_TOKEN_AGE`, for no longer than that, and not in the
  * future. Routes that write a price list or nomenclature (`config.writesCatalog`) also need the role
- * `prices:write`, except the dry run of those that preview with one (`config.previewsWithDryRun`); with `AUTH_PRICES_READ=on`, the glass price list's reads (`config.readsPurchasePrices`: purchase
- * prices, the history and its users) need `prices:read` (or `prices:write`). Roles are read strictly: exact
+ * `prices:write`, except the dry run of those that preview with one (`config.previewsWithDryRun`); with
+ * `AUTH_PRICES_READ=on`, the glass price list's reads (`config.readsPurchasePrices`: purchase prices, the history
+ * and its users) need `prices:read` (or `prices:write`). Roles are read strictly: exact
  * strings of a `roles` or `realm_access.roles` array, or words of the space-separated `scope`. Health probes and
  * the API documentation stay open; `/actuator/info` and `/actuator/prometheus` too unless `ACTUATOR_AUTH=true`.
  */
@@ -77,7 +79,7 @@ export function registerAuthentication(app: FastifyInstance): void {
     const principal = await verify(token)
     request.principal = principal
     const route = request.routeOptions.config
-    const preview = route?.previewsWithDryRun === true && isDryRun(request.query)
+    const preview = route?.previewsWithDryRun === true && queryFlag(request.query, 'dryRun')
     if (route?.writesCatalog && !preview && !principal.roles.includes(WRITE_ROLE)) {
       throw insufficientScope(WRITE_ROLE, 'auth.writeRole', principal.name)
     }
@@ -90,16 +92,6 @@ export function registerAuthentication(app: FastifyInstance): void {
       throw insufficientScope(READ_ROLE, 'auth.readRole', principal.name)
     }
   })
-}
-
-/**
- * True when the query asks for a dry run exactly as the route's query conversion reads `true` (one value: `true`,
- * `on`, `yes` or `1`, any case, trimmed). Anything else (absent, false, repeated, another word) is not a preview
- * here, so the write role is required, and the route either writes with it or refuses the query.
- */
-function isDryRun(query: unknown): boolean {
-  const value = (query as Record<string, unknown> | undefined)?.dryRun
-  return typeof value === 'string' && /^\s*(true|on|yes|1)\s*$/i.test(value)
 }
 
 /** The token of `Authorization: Bearer <token>`; undefined without one (or with another scheme). */

@@ -137,6 +137,15 @@ function queryBoolean(value: string): Converted {
   return value
 }
 
+/**
+ * True when the query string's parameter `name` reads as `true` by the rules above, before any route converts it
+ * (one value; absent, repeated, false or another word is not).
+ */
+export function queryFlag(query: unknown, name: string): boolean {
+  const value: unknown = typeof query === 'object' && query !== null ? Reflect.get(query, name) : undefined
+  return typeof value === 'string' && queryBoolean(value) === true
+}
+
 const queryConverters: Partial<Record<FieldKind, (value: string) => Converted>> = {
   decimal: queryDecimal,
   integer: queryInteger,

@@ -61,8 +61,8 @@ export function webAppDirectory(): string | undefined {
 }
 
 /**
- * Registers `/web-config.json` and the built app's files as routes of their own (one per file found at start, no wildcard, so every
- * other path keeps its 404/405 problem answers), with the page's content security policy. Hashed assets are
+ * Registers `/web-config.json` and the built app's files as routes of their own (one per file found at start, no
+ * wildcard, so every other path keeps its 404/405 problem answers), with the page's content security policy. Hashed assets are
  * cached for good; the page itself is revalidated, so a new build shows at the next load.
  */
 export async function registerWebApp(app: FastifyInstance, directory = webAppDirectory()): Promise<void> {

@@ -556,12 +556,10 @@ async function reportDuplicates(
   columns: readonly TransferColumn[],
   problems: ProblemList,
 ): Promise<void> {
-  const keys =
-    table === 'goods'
-      ? columns.filter((column) => column.name === 'barcode').map((column) => column.column)
-      : columns
-          .filter((column) => keyColumn(table, column))
-          .map((column) => (column.type === 'text' ? norm(column.column) : column.column))
+  // A barcode compares as written; a price list's key texts as normalised (matchConditions says the same).
+  const keys = columns
+    .filter((column) => keyColumn(table, column))
+    .map((column) => (table !== 'goods' && column.type === 'text' ? norm(column.column) : column.column))
   if (keys.length === 0) return
   const found = await client.query<{ line: number; first: number; total: number | string }>(
     `SELECT line, first, count(*) OVER () AS total
@@ -580,7 +578,7 @@ function rowKey(kind: Kind, table: TransferTable, columns: readonly TransferColu
   if (table === 'goods') return values[columns.findIndex((column) => column.name === 'barcode')] ?? ''
   let key = ''
   columns.forEach((column, index) => {
-    if (column.type === 'money') return
+    if (!keyColumn(table, column)) return
     const value = values[index] ?? null
     key += value === null ? '\u0000' : column.type === 'text' ? normaliseKeyText(value) : decimalKey(value)
     key += '\u0001'
