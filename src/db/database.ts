@@ -6,10 +6,12 @@ import { type CompiledQuery, Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams'
 import { copyDatabaseFiles } from './data-dir-files.js'
-import { asPostgresPool, type PGliteClient, PGlitePool } from './pglite-pool.js'
+import { asPostgresPool, type PGliteClient, PGlitePool, type ReadQuery } from './pglite-pool.js'
 import { ReadRouting, type ReadRoutingStats } from './read-routing.js'
 import { guardedConnect, WorkAbandonedError } from './request-work.js'
 import type { Tables } from './tables.js'
+
+export type { ReadQuery } from './pglite-pool.js'
 
 export interface DatabaseOptions {
   /** `postgres://…`: use that server through `pg`. Unset: the embedded PGlite database. */
@@ -92,6 +94,12 @@ export interface Database {
    * Undefined for a server, and for an embedded database in memory.
    */
   readonly copyDataDir?: ((target: string) => Promise<void>) | undefined
+  /**
+   * The embedded database only: a value `read` from the database and kept as of the last committed write
+   * (pglite-pool.ts), so that asking for it never waits behind a write holding the one connection. Undefined for
+   * a server, which other processes write too.
+   */
+  readonly committedRead?: <T>(read: (query: ReadQuery) => Promise<T>) => { current(): Promise<T> }
   /** Cheap liveness check of the primary. */
   ping(): Promise<void>
   /** The connection pools' state now; the embedded database is one connection. */
@@ -170,6 +178,7 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
     driver: 'pglite',
     primary: db,
     read: db,
+    committedRead: (read) => pool.committedRead(read),
     async rawTransaction(fn) {
       const client = await connect()
       try {

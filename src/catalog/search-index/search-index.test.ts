@@ -147,6 +147,53 @@ eachDatabase('search index in the service', (ctx) => {
     assert.equal(rest.statusCode, 200)
   })
 
+  test('searches and listings answer while a write holds its rows (on the embedded database, its one connection); the write shows once it commits', async () => {
+    await app().searchIndex.catchUp()
+    const listing = await app().inject({ method: 'GET', url: '/api/v2/glasses/prices/list?size=1&sortColumn=ID' })
+    const entry = listing.json().content[0]
+    const held = 'Probe Held By A Write'
+    let commit!: () => void
+    const committed = new Promise<void>((resolve) => {
+      commit = resolve
+    })
+    let holding!: () => void
+    const holds = new Promise<void>((resolve) => {
+      holding = resolve
+    })
+    const write = ctx.db.rawTransaction(async (client) => {
+      await client.query('UPDATE glasses_price SET model = $1 WHERE id = $2', [held, entry.id])
+      holding()
+      await committed
+    })
+    try {
+      await holds
+      const served = app().searchIndex.served.index
+      const within = <T>(answer: Promise<T>) =>
+        Promise.race([answer, new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 5_000).unref())])
+      const search = await within(frames(app()))
+      assert.notEqual(search, 'waited', 'the search did not wait for the write')
+      assert.equal(search === 'waited' ? undefined : search.json().totalElements, 1)
+      const byModel = (model: string) =>
+        app().inject({ method: 'GET', url: `/api/v2/glasses/prices/list?model=${encodeURIComponent(model)}` })
+      const during = await within(byModel(held))
+      assert.notEqual(during, 'waited', 'the listing did not wait for the write')
+      assert.equal(during === 'waited' ? undefined : during.json().totalElements, 0, 'the write is not committed yet')
+      assert.equal(app().searchIndex.served.index, served + 2, 'both answered from the index')
+    } finally {
+      commit()
+      await write
+    }
+    const after = await app().inject({
+      method: 'GET',
+      url: `/api/v2/glasses/prices/list?model=${encodeURIComponent(held)}`,
+    })
+    assert.deepEqual(
+      after.json().content.map((item: { id: number }) => item.id),
+      [entry.id],
+      'the first listing after the commit shows the write',
+    )
+  })
+
   test('with SEARCH_INDEX=off every answer comes from SQL and readiness does not wait', async () => {
     const off = await buildTestApp(ctx.db, { SEARCH_INDEX: 'off' })
     try {

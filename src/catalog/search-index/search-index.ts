@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { CompiledQuery } from 'kysely'
-import type { Database, RawClient } from '../../db/database.js'
+import type { Database, RawClient, ReadQuery } from '../../db/database.js'
 import { outsideRequest } from '../../db/request-work.js'
 import { SharedRead } from '../../db/shared-read.js'
 import type { GlassPriceListItem } from '../../glass-prices/glass-price-schemas.js'
@@ -99,7 +99,8 @@ export class SearchIndex implements SearchIndexService {
   readonly #log: FastifyBaseLogger
   readonly #kinds: readonly Kind[]
   readonly #states = new Map<string, KindState>()
-  readonly #versions: SharedRead<Map<string, KindVersions>>
+  /** The kinds' versions: read for each request, or (embedded) kept as of the last committed write. */
+  readonly #versions: { current(): Promise<Map<string, KindVersions>> }
   readonly #timezone: string
   #usable: Promise<boolean> | undefined
   #loadedOnce = false
@@ -117,7 +118,7 @@ export class SearchIndex implements SearchIndexService {
     this.#log = log
     this.#kinds = options.kinds ?? allKinds
     for (const kind of this.#kinds) this.#states.set(kind.path, {})
-    this.#versions = new SharedRead(() => this.#readVersions())
+    this.#versions = db.committedRead?.(readVersions) ?? new SharedRead(() => this.#readVersions())
   }
 
   get loaded(): boolean {
@@ -316,7 +317,7 @@ export class SearchIndex implements SearchIndexService {
         async (client) => {
           await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ')
           if (this.#db.driver === 'postgres') await client.query('SET LOCAL statement_timeout = 0')
-          const versions = await readVersions(client)
+          const versions = await readVersions((text, parameters) => client.query(text, parameters))
           const wanted = versions.get(kind.path)
           if (!wanted || this.#closed) return
           // A snapshot older than what is held (a standby read as it stands while the primary is away): keep it.
@@ -480,9 +481,9 @@ function versionsOf(rows: readonly VersionRow[]): Map<string, KindVersions> {
   )
 }
 
-async function readVersions(client: RawClient): Promise<Map<string, KindVersions>> {
+async function readVersions(query: ReadQuery): Promise<Map<string, KindVersions>> {
   return versionsOf(
-    await client.query<VersionRow>(
+    await query<VersionRow>(
       'SELECT kind, data_generation, matview_version, refreshed_generation, changes_from FROM catalog_state',
     ),
   )
