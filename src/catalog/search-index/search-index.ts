@@ -29,7 +29,7 @@ import {
   warmTables,
 } from './kind-index.js'
 import type { SearchIndexLoads, SearchIndexServed, SearchIndexService } from './service-types.js'
-import { asciiNorm, compareCodePoints } from './text.js'
+import { asciiNorm, compareCodePoints, normProbeCharacters, ProbedNorm } from './text.js'
 
 /*
  * The in-memory search index of every kind (kind-index.ts), kept at the database's data versions.
@@ -103,6 +103,8 @@ export class SearchIndex implements SearchIndexService {
   readonly #versions: { current(): Promise<Map<string, KindVersions>> }
   readonly #timezone: string
   #usable: Promise<boolean> | undefined
+  /** `optics_norm` of query text computed here where the database agreed (set by the first probe). */
+  #probedNorm: ProbedNorm | undefined
   #loadedOnce = false
   #warming = false
   #closed = false
@@ -211,9 +213,10 @@ export class SearchIndex implements SearchIndexService {
       this.#startLoad(kind)
       return this.#bySql()
     }
+    const localNorm = (text: string) => asciiNorm(text) ?? this.#probedNorm?.norm(text)
     const texts = new Set<string>()
     for (const { filter, value } of activeFilters(kind, filters)) {
-      if (filter.match === 'substring' && asciiNorm(String(value)) === undefined) texts.add(String(value))
+      if (filter.match === 'substring' && localNorm(String(value)) === undefined) texts.add(String(value))
     }
     const [versions, norms] = await Promise.all([
       this.#versions.current(),
@@ -241,7 +244,7 @@ export class SearchIndex implements SearchIndexService {
       if (!tables || !this.#fresh(tables, wanted, reads)) return this.#bySql()
     }
     try {
-      const result = compute(tables, (text) => asciiNorm(text) ?? (norms?.get(text) as string))
+      const result = compute(tables, (text) => localNorm(text) ?? (norms?.get(text) as string))
       this.served.index++
       return result
     } catch (error) {
@@ -432,24 +435,35 @@ export class SearchIndex implements SearchIndexService {
   /** Checks once that the database orders text as the index does (see the header). */
   #checkUsable(): Promise<boolean> {
     this.#usable ??= (async () => {
-      const { rows } = await this.#db.rawTransaction(
+      const characters = normProbeCharacters()
+      const { rows, norms } = await this.#db.rawTransaction(
         async (client: RawClient) => ({
           rows: await client.query<{ ordered: string[] }>(
             'SELECT array_agg(value ORDER BY value) AS ordered FROM unnest($1::text[]) AS value',
             [collationProbe],
+          ),
+          norms: await client.query<{ norms: string[] }>(
+            'SELECT array_agg(optics_norm(value) ORDER BY n) AS norms FROM unnest($1::text[]) WITH ORDINALITY AS t(value, n)',
+            [characters],
           ),
         }),
         { read: true },
       )
       const expected = [...collationProbe].sort(compareCodePoints)
       const actual = rows[0]?.ordered ?? []
-      const usable = JSON.stringify(actual) === JSON.stringify(expected)
-      if (!usable) {
+      const probed = new ProbedNorm(characters, norms[0]?.norms ?? [])
+      if (JSON.stringify(actual) !== JSON.stringify(expected)) {
         this.#log.warn(
           'search index off: the database does not order text in byte order (collation C or C.UTF-8); searches use SQL',
         )
+        return false
       }
-      return usable
+      if (!probed.asciiAgrees) {
+        this.#log.warn('search index off: the database does not lower-case ASCII letters as expected; searches use SQL')
+        return false
+      }
+      this.#probedNorm = probed
+      return true
     })()
     // A failed probe (the database unreachable) is tried again next time.
     this.#usable.catch(() => {

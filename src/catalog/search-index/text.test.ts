@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { asciiNorm, CopyTextParser, compareCodePoints } from './text.js'
+import { asciiNorm, CopyTextParser, compareCodePoints, normProbeCharacters, ProbedNorm } from './text.js'
 
 describe('search index: text as PostgreSQL sees it', () => {
   test('code point order puts a character beyond U+FFFF after every character of U+E000…U+FFFF', () => {
@@ -29,4 +29,25 @@ describe('search index: text as PostgreSQL sees it', () => {
       ['3', '', null],
     ])
   })
+})
+
+test('ProbedNorm normalises here only text whose every character the database was seen to agree on', () => {
+  const characters = normProbeCharacters()
+  // A database that agrees everywhere but on `Ж` (left as it is) and `İ`.
+  const answers = characters.map((character) =>
+    character === 'Ж' || character === 'İ' ? character : character.toLowerCase().replace(/ё/g, 'е'),
+  )
+  const probed = new ProbedNorm(characters, answers)
+  assert.equal(probed.asciiAgrees, true)
+  assert.equal(probed.norm('  ЧЁРНЫЙ Ray-Ban № 5 '), 'черный ray-ban № 5')
+  assert.equal(probed.norm('ЖЁЛТЫЙ'), undefined, 'Ж: the database must say')
+  assert.equal(probed.norm('İzmir'), undefined)
+  assert.equal(probed.norm('漢字'), undefined, 'a character never asked about')
+  assert.equal(probed.norm('\u00a0a\u00a0'), '\u00a0a\u00a0', 'no-break spaces stay, as btrim keeps them')
+
+  const turkish = new ProbedNorm(
+    characters,
+    characters.map((character) => (character === 'I' ? 'ı' : character.toLowerCase())),
+  )
+  assert.equal(turkish.asciiAgrees, false)
 })

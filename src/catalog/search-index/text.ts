@@ -24,6 +24,66 @@ export function asciiNorm(value: string): string | undefined {
   return isAscii(value) ? trimSpaces(value).toLowerCase() : undefined
 }
 
+/**
+ * Characters beyond ASCII that people type in goods' names: Latin-1 and Latin Extended, Cyrillic, general
+ * punctuation (dashes, quotes), currency and letter-like symbols (№, ™). The index asks the database once how
+ * `optics_norm` treats each of them (see {@link ProbedNorm}).
+ */
+const probedRanges: readonly (readonly [number, number])[] = [
+  [0x00a0, 0x024f],
+  [0x0400, 0x052f],
+  [0x2010, 0x2027],
+  [0x2030, 0x205e],
+  [0x20a0, 0x20c0],
+  [0x2100, 0x214f],
+]
+
+/** The single characters the database is asked about: ASCII's letters too, to learn that it agrees there. */
+export function normProbeCharacters(): string[] {
+  const characters: string[] = []
+  for (let code = 0x41; code <= 0x5a; code++) characters.push(String.fromCharCode(code))
+  for (const [from, to] of probedRanges) {
+    for (let code = from; code <= to; code++) characters.push(String.fromCharCode(code))
+  }
+  return characters
+}
+
+/**
+ * `optics_norm` (trimmed spaces, `lower`, `ё` → `е`) computed here for text beyond ASCII, on the characters where
+ * the database was seen to agree. `lower` of these scripts maps each character by itself (no rule looks at its
+ * neighbours, unlike the Greek final sigma, which is not among them), so agreeing on every character of a text is
+ * agreeing on the text. Text with any other character is the database's to normalise.
+ */
+export class ProbedNorm {
+  readonly #agreed = new Set<number>()
+  /** Whether the database agrees on ASCII's letters (every database the index runs on should). */
+  readonly asciiAgrees: boolean
+
+  /** `answers`: the database's `optics_norm` of each of {@link normProbeCharacters}, in that order. */
+  constructor(characters: readonly string[], answers: readonly string[]) {
+    let asciiAgrees = true
+    characters.forEach((character, index) => {
+      const agrees = localNorm(character) === answers[index]
+      if (isAscii(character)) asciiAgrees &&= agrees
+      else if (agrees) this.#agreed.add(character.charCodeAt(0))
+    })
+    this.asciiAgrees = asciiAgrees
+  }
+
+  /** `optics_norm(value)`, or undefined when the database must say. */
+  norm(value: string): string | undefined {
+    for (let index = 0; index < value.length; index++) {
+      const code = value.charCodeAt(index)
+      if (code > 0x7f && !this.#agreed.has(code)) return undefined
+    }
+    return localNorm(value)
+  }
+}
+
+function localNorm(value: string): string {
+  return trimSpaces(value).toLowerCase().replace(/ё/g, 'е')
+}
+
 /** `lower(value)` of ASCII text (undefined for any other). */
 export function asciiLower(value: string): string | undefined {
   return isAscii(value) ? value.toLowerCase() : undefined
