@@ -1,12 +1,10 @@
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { PGlite, types as pgliteTypes } from '@electric-sql/pglite'
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import { type CompiledQuery, Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams'
-import { copyDatabaseFiles } from './data-dir-files.js'
 import { asPostgresPool, type PGliteClient, PGlitePool, type ReadQuery } from './pglite-pool.js'
+import { PGliteThread } from './pglite-thread.js'
 import { ReadRouting, type ReadRoutingStats } from './read-routing.js'
 import { guardedConnect, WorkAbandonedError } from './request-work.js'
 import type { Tables } from './tables.js'
@@ -121,10 +119,15 @@ function pgTypeParser(oid: number, format?: 'text' | 'binary'): (value: string) 
   return pg.types.getTypeParser(oid, format ?? 'text') as (value: string) => unknown
 }
 
-const pgliteParsers = {
-  [pgliteTypes.INT8]: (value: string) => Number(value),
-  [pgliteTypes.NUMERIC]: (value: string) => value,
-  [pgliteTypes.DATE]: (value: string) => value,
+/** Byte arrays as one, of a buffer of its own (so it can be handed to the embedded database's thread). */
+function joinBytes(parts: readonly Uint8Array[], size: number): Uint8Array {
+  const joined = new Uint8Array(size)
+  let offset = 0
+  for (const part of parts) {
+    joined.set(part, offset)
+    offset += part.length
+  }
+  return joined
 }
 
 /** The largest COPY input the embedded database reads at once. */
@@ -136,11 +139,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 async function openEmbedded(options: DatabaseOptions): Promise<Database> {
-  const pglite = await PGlite.create({
-    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
-    extensions: { pg_trgm },
-    parsers: pgliteParsers,
-  })
+  // On a thread of its own (pglite-thread.ts), with the same JavaScript types as the server's (pglite-worker.ts).
+  const pglite = await PGliteThread.open({ dataDir: options.dataDir })
   const pool = new PGlitePool(pglite)
   const dataDir = options.dataDir
   // A request's work is guarded (request-work.ts); an embedded statement runs synchronously, so none is cancelled.
@@ -165,12 +165,12 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
         parts.push(bytes)
         size += bytes.length
         if (size >= COPY_SLICE_BYTES) {
-          total += await client.copyFromBlob(copySql, new Blob(parts))
+          total += await client.copyFrom(copySql, joinBytes(parts, size))
           parts = []
           size = 0
         }
       }
-      if (parts.length > 0) total += await client.copyFromBlob(copySql, new Blob(parts))
+      if (parts.length > 0) total += await client.copyFrom(copySql, joinBytes(parts, size))
       return total
     }
 
@@ -217,7 +217,7 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
             const client = await pool.connect()
             try {
               await client.query('CHECKPOINT')
-              await pglite._runExclusiveQuery(() => copyDatabaseFiles(dataDir, target))
+              await pglite.copyFiles(dataDir, target)
             } finally {
               client.release()
             }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { PGlite } from '@electric-sql/pglite'
 import { PGlitePool } from './pglite-pool.js'
+import { PGliteThread } from './pglite-thread.js'
 
 /*
  * The embedded database's committed reads (pglite-pool.ts): a value kept as of the last committed write, which
@@ -10,8 +10,9 @@ import { PGlitePool } from './pglite-pool.js'
  */
 
 async function counterPool() {
-  const pglite = await PGlite.create()
-  await pglite.exec('CREATE TABLE counter (n integer NOT NULL); INSERT INTO counter VALUES (0)')
+  const pglite = await PGliteThread.open({})
+  await pglite.query('CREATE TABLE counter (n integer NOT NULL)')
+  await pglite.query('INSERT INTO counter VALUES (0)')
   const pool = new PGlitePool(pglite)
   let reads = 0
   const committed = pool.committedRead(async (query) => {

@@ -1,5 +1,5 @@
-import type { PGlite } from '@electric-sql/pglite'
 import type { PostgresPool, PostgresQueryResult } from 'kysely'
+import type { PGliteThread } from './pglite-thread.js'
 
 /** Runs one read statement on the connection a committed read is taken on. */
 export type ReadQuery = <Row = Record<string, unknown>>(sql: string, parameters?: readonly unknown[]) => Promise<Row[]>
@@ -82,14 +82,14 @@ export class CommittedRead<T> {
  * This holds because this process is the database's only user (the data directory's lock, data-dir-lock.ts).
  */
 export class PGlitePool {
-  readonly #pglite: PGlite
+  readonly #pglite: PGliteThread
   #queue: Promise<void> = Promise.resolve()
   #ended = false
   #waiting = 0
   #lent = false
   readonly #committedReads: CommittedRead<unknown>[] = []
 
-  constructor(pglite: PGlite) {
+  constructor(pglite: PGliteThread) {
     this.#pglite = pglite
   }
 
@@ -106,12 +106,12 @@ export class PGlitePool {
   /** After a lending that may have written: every committed read again, on the same lending. */
   async #afterWrite(): Promise<void> {
     // A lending never ends inside a transaction; were one open, what it wrote would not be committed yet.
-    if (this.#pglite.isInTransaction()) {
+    if (this.#pglite.inTransaction) {
       for (const committed of this.#committedReads) committed.forget()
       return
     }
     const query: ReadQuery = async <Row>(sql: string, parameters?: readonly unknown[]) =>
-      (await this.#pglite.query<Row>(sql, [...(parameters ?? [])])).rows
+      (await this.#pglite.query<Row>(sql, parameters)).rows
     await Promise.all(this.#committedReads.map((committed) => committed.refresh(query)))
   }
 
@@ -178,13 +178,13 @@ function commandOf(result: object): PostgresQueryResult<unknown>['command'] {
 }
 
 export class PGliteClient {
-  readonly #pglite: PGlite
+  readonly #pglite: PGliteThread
   readonly #release: (wrote: boolean) => void
   #released = false
   /** Whether a statement of this lending may have written. */
   #wrote = false
 
-  constructor(pglite: PGlite, release: (wrote: boolean) => void) {
+  constructor(pglite: PGliteThread, release: (wrote: boolean) => void) {
     this.#pglite = pglite
     this.#release = release
   }
@@ -203,25 +203,23 @@ export class PGliteClient {
     parameters: readonly unknown[] = [],
   ): Promise<PostgresQueryResult<Row>> {
     if (!READ_ONLY_STATEMENT.test(sql)) this.#wrote = true
-    const result = await this.#pglite.query<Row>(sql, [...parameters])
+    const result = await this.#pglite.query<Row>(sql, parameters)
     return {
       command: commandOf(result),
-      rowCount: result.affectedRows ?? 0,
+      rowCount: result.affectedRows,
       rows: result.rows,
     }
   }
 
-  /** Runs a `COPY … FROM '/dev/blob'` statement with the given text as its input. */
-  async copyFromBlob(sql: string, blob: Blob): Promise<number> {
+  /** Runs a `COPY … FROM '/dev/blob'` statement with the given bytes as its input (handed over: not to be reused). */
+  async copyFrom(sql: string, input: Uint8Array): Promise<number> {
     this.#wrote = true
-    const result = await this.#pglite.query(sql, [], { blob })
-    return result.affectedRows ?? 0
+    return (await this.#pglite.query(sql, [], input)).affectedRows
   }
 
   /** Runs a `COPY … TO '/dev/blob'` statement; returns its output. */
   async copyToBlob(sql: string): Promise<Blob> {
-    const result = await this.#pglite.query(sql)
-    return (result as { blob?: Blob }).blob ?? new Blob([])
+    return (await this.#pglite.query(sql)).blob ?? new Blob([])
   }
 
   release(): void {

@@ -1,0 +1,163 @@
+import { Worker } from 'node:worker_threads'
+
+/*
+ * The embedded database runs on a thread of its own. PGlite is PostgreSQL compiled to WebAssembly: a statement runs
+ * synchronously from start to end, so on the service's thread a bulk change's UPDATE of 112,000 entries stopped
+ * the whole process for 20 s, searches the index could answer at once included. On its own thread it holds only
+ * that thread (and the one connection); the service's thread goes on answering what needs no database, and the
+ * two use the machine's two cores. Messages carry the statements and their rows; COPY's data crosses as transferred
+ * buffers (not copied).
+ */
+
+/** How the embedded database is opened (the worker's `workerData`). */
+export interface EmbeddedOpenOptions {
+  /** Unset: in memory. */
+  readonly dataDir?: string | undefined
+}
+
+export type WorkerRequest =
+  | {
+      readonly id: number
+      readonly op: 'query'
+      readonly sql: string
+      readonly parameters: unknown[]
+      /** `COPY … FROM '/dev/blob'`'s input. */
+      readonly blob?: ArrayBuffer
+    }
+  | { readonly id: number; readonly op: 'copyFiles'; readonly dataDir: string; readonly target: string }
+  | { readonly id: number; readonly op: 'close' }
+
+export type WorkerReply =
+  | {
+      readonly id: number
+      readonly ok: true
+      readonly rows?: Record<string, unknown>[]
+      readonly affectedRows?: number
+      /** `COPY … TO '/dev/blob'`'s output. */
+      readonly blob?: ArrayBuffer
+      /** Whether a transaction is open after the request. */
+      readonly inTransaction: boolean
+    }
+  | { readonly id: number; readonly ok: false; readonly error: Record<string, unknown> }
+
+export interface EmbeddedResult<Row> {
+  readonly rows: Row[]
+  readonly affectedRows: number
+  readonly blob?: Blob
+}
+
+/** An error of the embedded database, with the fields PostgreSQL's errors carry (`code`, `detail`, …). */
+export class EmbeddedDatabaseError extends Error {
+  constructor(fields: Record<string, unknown>) {
+    super(String(fields.message ?? 'embedded database error'))
+    for (const [key, value] of Object.entries(fields)) {
+      if (key !== 'message' && key !== 'stack') Object.defineProperty(this, key, { value, enumerable: true })
+    }
+  }
+}
+
+const resourceLimits = { maxYoungGenerationSizeMb: 4 }
+
+/** The worker: the built module, or (run from the sources, as tests are) the TypeScript one through tsx. */
+function startWorker(options: EmbeddedOpenOptions): Worker {
+  if (!import.meta.url.endsWith('.ts'))
+    return new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData: options, resourceLimits })
+  // A worker thread gets no module hooks of its own: it registers tsx's before it loads the TypeScript module.
+  const source = new URL('./pglite-worker.ts', import.meta.url).href
+  const tsx = import.meta.resolve('tsx/esm/api')
+  return new Worker(
+    `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}) })`,
+    { eval: true, workerData: options, resourceLimits },
+  )
+}
+
+/** The embedded database on its own thread: statements in, results out, one at a time in order. */
+export class PGliteThread {
+  readonly #worker: Worker
+  readonly #pending = new Map<number, { resolve: (reply: WorkerReply) => void; reject: (error: Error) => void }>()
+  #nextId = 1
+  #failed: Error | undefined
+  #inTransaction = false
+
+  private constructor(worker: Worker) {
+    this.#worker = worker
+    worker.on('message', (reply: WorkerReply) => {
+      const waiting = this.#pending.get(reply.id)
+      if (!waiting) return
+      this.#pending.delete(reply.id)
+      if (this.#pending.size === 0) worker.unref()
+      if (reply.ok) this.#inTransaction = reply.inTransaction
+      waiting.resolve(reply)
+    })
+    const fail = (error: Error) => {
+      this.#failed ??= error
+      for (const waiting of this.#pending.values()) waiting.reject(error)
+      this.#pending.clear()
+    }
+    worker.on('error', fail)
+    worker.on('exit', (code) => fail(new Error(`the embedded database's thread ended (exit code ${code})`)))
+    // Idle, it does not keep the process alive; a statement under way does.
+    worker.unref()
+  }
+
+  /** Starts the thread and opens the database there. */
+  static async open(options: EmbeddedOpenOptions): Promise<PGliteThread> {
+    const worker = startWorker(options)
+    const opened = await new Promise<WorkerReply>((resolve, reject) => {
+      worker.once('message', resolve)
+      worker.once('error', reject)
+      worker.once('exit', (code) => reject(new Error(`the embedded database's thread ended (exit code ${code})`)))
+    })
+    if (!opened.ok) {
+      await worker.terminate()
+      throw new EmbeddedDatabaseError(opened.error)
+    }
+    return new PGliteThread(worker)
+  }
+
+  /** Whether a transaction was open after the last statement answered. */
+  get inTransaction(): boolean {
+    return this.#inTransaction
+  }
+
+  /** One statement; `input`, COPY's input, is handed to the database's thread (its buffer is not usable after). */
+  async query<Row>(sql: string, parameters: readonly unknown[] = [], input?: Uint8Array): Promise<EmbeddedResult<Row>> {
+    const blob =
+      input && input.byteOffset === 0 && input.byteLength === input.buffer.byteLength
+        ? (input.buffer as ArrayBuffer)
+        : input?.slice().buffer
+    const reply = await this.#send({ id: 0, op: 'query', sql, parameters: [...parameters], ...(blob ? { blob } : {}) })
+    if (!reply.ok) throw new Error('unreachable')
+    return {
+      rows: (reply.rows ?? []) as Row[],
+      affectedRows: reply.affectedRows ?? 0,
+      ...(reply.blob ? { blob: new Blob([reply.blob]) } : {}),
+    }
+  }
+
+  /** Copies the data directory's database files into `target` while no statement runs. */
+  async copyFiles(dataDir: string, target: string): Promise<void> {
+    await this.#send({ id: 0, op: 'copyFiles', dataDir, target })
+  }
+
+  async close(): Promise<void> {
+    if (this.#failed) return
+    await this.#send({ id: 0, op: 'close' })
+    await this.#worker.terminate()
+  }
+
+  #send(request: WorkerRequest): Promise<WorkerReply> {
+    if (this.#failed) return Promise.reject(this.#failed)
+    const id = this.#nextId++
+    const message = { ...request, id }
+    return new Promise<WorkerReply>((resolve, reject) => {
+      this.#pending.set(id, {
+        resolve: (reply) => (reply.ok ? resolve(reply) : reject(new EmbeddedDatabaseError(reply.error))),
+        reject,
+      })
+      this.#worker.ref()
+      const transfer = message.op === 'query' && message.blob ? [message.blob] : []
+      this.#worker.postMessage(message, transfer)
+    })
+  }
+}
