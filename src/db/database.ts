@@ -225,7 +225,7 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
         }
       : {}),
     async ping() {
-      await pglite.query('select 1')
+      await pglite.ping()
     },
     poolStats() {
       const lent = pool.lent ? 1 : 0

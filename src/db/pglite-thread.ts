@@ -115,6 +115,16 @@ export class PGliteThread {
     return new PGliteThread(worker)
   }
 
+  /**
+   * Whether the database answers: at once while a statement runs (its thread is alive, and a statement may run
+   * for a minute, a bulk change's), else by `select 1`.
+   */
+  async ping(): Promise<void> {
+    if (this.#failed) throw this.#failed
+    if (this.#pending.size > 0) return
+    await this.query('select 1')
+  }
+
   /** Whether a transaction was open after the last statement answered. */
   get inTransaction(): boolean {
     return this.#inTransaction

@@ -203,6 +203,28 @@ eachDatabase('search index in the service', (ctx) => {
     )
   })
 
+  test('while one statement runs for seconds (on the embedded database, on its own thread), searches and readiness answer at once', async () => {
+    await app().searchIndex.catchUp()
+    await frames(app())
+    const served = app().searchIndex.served.index
+    const started = performance.now()
+    const statement = ctx.db.rawTransaction(async (client) => {
+      await client.query('SELECT pg_sleep(3)')
+    })
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const search = await frames(app())
+      const readiness = await app().inject({ method: 'GET', url: '/actuator/health/readiness' })
+      const waited = performance.now() - started
+      assert.equal(search.statusCode, 200)
+      assert.equal(readiness.statusCode, 200, 'ready: the database is busy, not down')
+      assert.ok(waited < 2_500, `answered ${Math.round(waited)} ms after the statement started`)
+      assert.equal(app().searchIndex.served.index, served + 1, 'answered from the index')
+    } finally {
+      await statement
+    }
+  })
+
   test('with SEARCH_INDEX=off every answer comes from SQL and readiness does not wait', async () => {
     const off = await buildTestApp(ctx.db, { SEARCH_INDEX: 'off' })
     try {
