@@ -57,7 +57,9 @@ test('reads do not read it again; each write that ends does, once, on its own le
     assert.equal(reads(), first, 'read lendings leave it as it is')
 
     const writer = await pool.connect()
-    await writer.query('UPDATE counter SET n = 41')
+    // Kysely reads the command and count of a write (its numAffectedRows) as pg gives them.
+    const updated = await writer.query('UPDATE counter SET n = 41')
+    assert.deepEqual([updated.command, updated.rowCount], ['UPDATE', 1])
     // A write statement that is not plain UPDATE/INSERT still counts: anything but a read may write.
     await writer.query('WITH bumped AS (UPDATE counter SET n = n + 1 RETURNING n) SELECT n FROM bumped')
     writer.release()

@@ -170,11 +170,12 @@ export function asPostgresPool(connect: () => Promise<PGliteClient>, end: () => 
 }
 
 /**
- * The command a PGlite result carries, typed as Kysely's Postgres dialect declares it. PGlite's results carry none
- * (the empty text stands in, as before), which that declaration does not allow for: the one cast says so.
+ * The command a PGlite result carries (`UPDATE`, …; Kysely reports affected rows for INSERT, UPDATE, DELETE and
+ * MERGE), typed as Kysely's Postgres dialect declares it. A statement PGlite names none for gets the empty text,
+ * which that declaration does not allow for: the one cast says so.
  */
-function commandOf(result: object): PostgresQueryResult<unknown>['command'] {
-  return ((result as { command?: string }).command ?? '') as PostgresQueryResult<unknown>['command']
+function commandOf(result: { readonly command?: string }): PostgresQueryResult<unknown>['command'] {
+  return (result.command ?? '') as PostgresQueryResult<unknown>['command']
 }
 
 export class PGliteClient {
@@ -194,10 +195,7 @@ export class PGliteClient {
     return (await this.query<Row>(sql, parameters)).rows
   }
 
-  /**
-   * One statement, answered in the shape of `pg`'s result, which Kysely's Postgres dialect reads. PGlite's result
-   * names no command, so none is given: Kysely then reports no affected-row count, as it always has here.
-   */
+  /** One statement, answered in the shape of `pg`'s result, which Kysely's Postgres dialect reads. */
   async query<Row = Record<string, unknown>>(
     sql: string,
     parameters: readonly unknown[] = [],

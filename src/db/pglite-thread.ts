@@ -33,6 +33,8 @@ export type WorkerReply =
       readonly ok: true
       readonly rows?: Record<string, unknown>[]
       readonly affectedRows?: number
+      /** The statement's command (`UPDATE`, …), when PGlite names one. */
+      readonly command?: string
       /** `COPY … TO '/dev/blob'`'s output. */
       readonly blob?: ArrayBuffer
       /** Whether a transaction is open after the request. */
@@ -43,6 +45,7 @@ export type WorkerReply =
 export interface EmbeddedResult<Row> {
   readonly rows: Row[]
   readonly affectedRows: number
+  readonly command?: string
   readonly blob?: Blob
 }
 
@@ -141,6 +144,7 @@ export class PGliteThread {
     return {
       rows: (reply.rows ?? []) as Row[],
       affectedRows: reply.affectedRows ?? 0,
+      ...(reply.command ? { command: reply.command } : {}),
       ...(reply.blob ? { blob: new Blob([reply.blob]) } : {}),
     }
   }

@@ -70,12 +70,13 @@ async function handle(pglite: PGlite, request: WorkerRequest): Promise<Extract<W
         request.parameters,
         request.blob ? { blob: new Blob([request.blob]) } : undefined,
       )
-      const blob = (result as { blob?: Blob }).blob
+      const { blob, command } = result as { blob?: Blob; command?: string }
       return {
         id: request.id,
         ok: true,
         rows: result.rows as Record<string, unknown>[],
         affectedRows: result.affectedRows ?? 0,
+        ...(command ? { command } : {}),
         ...(blob ? { blob: await blob.arrayBuffer() } : {}),
         inTransaction: pglite.isInTransaction(),
       }
