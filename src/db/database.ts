@@ -131,7 +131,7 @@ function joinBytes(parts: readonly Uint8Array[], size: number): Uint8Array {
 }
 
 /** The largest COPY input the embedded database reads at once. */
-const COPY_SLICE_BYTES = 4 * 1024 * 1024
+const COPY_SLICE_BYTES = 1024 * 1024
 
 /** Opens the embedded database or the server, according to the options. Does not migrate. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
