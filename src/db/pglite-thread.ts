@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises'
 import { Worker } from 'node:worker_threads'
 
 /*
@@ -9,10 +10,44 @@ import { Worker } from 'node:worker_threads'
  * buffers (not copied).
  */
 
-/** How the embedded database is opened (the worker's `workerData`). */
+/** How the embedded database is opened. */
 export interface EmbeddedOpenOptions {
   /** Unset: in memory. */
   readonly dataDir?: string | undefined
+}
+
+/** PGlite's code, compiled once per process and handed to each database's thread (which would compile it anew). */
+export interface PGliteCode {
+  readonly pgliteWasmModule: WebAssembly.Module
+  readonly initdbWasmModule: WebAssembly.Module
+  readonly fsBundle: Uint8Array
+}
+
+/** The worker's `workerData`. */
+export interface WorkerOptions extends EmbeddedOpenOptions {
+  readonly code: PGliteCode
+}
+
+let compiled: Promise<PGliteCode> | undefined
+
+/** Node's WebAssembly compiler: the TypeScript libraries used here declare WebAssembly's types, not the global. */
+const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WebAssembly.Module> } })
+  .WebAssembly
+
+function pgliteCode(): Promise<PGliteCode> {
+  compiled ??= (async () => {
+    const dist = new URL('.', import.meta.resolve('@electric-sql/pglite'))
+    const [pglite, initdb, fsBundle] = await Promise.all([
+      readFile(new URL('pglite.wasm', dist)).then((bytes) => wasm.compile(bytes)),
+      readFile(new URL('initdb.wasm', dist)).then((bytes) => wasm.compile(bytes)),
+      readFile(new URL('pglite.data', dist)),
+    ])
+    return { pgliteWasmModule: pglite, initdbWasmModule: initdb, fsBundle }
+  })()
+  compiled.catch(() => {
+    compiled = undefined
+  })
+  return compiled
 }
 
 export type WorkerRequest =
@@ -62,7 +97,7 @@ export class EmbeddedDatabaseError extends Error {
 const resourceLimits = { maxYoungGenerationSizeMb: 4 }
 
 /** The worker: the built module, or (run from the sources, as tests are) the TypeScript one through tsx. */
-function startWorker(options: EmbeddedOpenOptions): Worker {
+function startWorker(options: WorkerOptions): Worker {
   if (!import.meta.url.endsWith('.ts'))
     return new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData: options, resourceLimits })
   // A worker thread gets no module hooks of its own: it registers tsx's before it loads the TypeScript module.
@@ -105,7 +140,7 @@ export class PGliteThread {
 
   /** Starts the thread and opens the database there. */
   static async open(options: EmbeddedOpenOptions): Promise<PGliteThread> {
-    const worker = startWorker(options)
+    const worker = startWorker({ ...options, code: await pgliteCode() })
     const opened = await new Promise<WorkerReply>((resolve, reject) => {
       worker.once('message', resolve)
       worker.once('error', reject)

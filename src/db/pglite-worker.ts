@@ -2,7 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite'
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import { copyDatabaseFiles } from './data-dir-files.js'
-import type { EmbeddedOpenOptions, WorkerReply, WorkerRequest } from './pglite-thread.js'
+import type { WorkerOptions, WorkerReply, WorkerRequest } from './pglite-thread.js'
 
 /*
  * The embedded database's own thread (pglite-thread.ts explains why): owns the PGlite instance and runs what the
@@ -33,13 +33,16 @@ function errorFields(error: unknown): Record<string, unknown> {
 async function main(): Promise<void> {
   const port = parentPort
   if (!port) throw new Error('pglite-worker runs as a worker thread')
-  const options = workerData as EmbeddedOpenOptions
+  const options = workerData as WorkerOptions
   let pglite: PGlite
   try {
     pglite = await PGlite.create({
       ...(options.dataDir ? { dataDir: options.dataDir } : {}),
       extensions: { pg_trgm },
       parsers,
+      pgliteWasmModule: options.code.pgliteWasmModule,
+      initdbWasmModule: options.code.initdbWasmModule,
+      fsBundle: new Blob([options.code.fsBundle]),
     })
   } catch (error) {
     port.postMessage({ id: 0, ok: false, error: errorFields(error) } satisfies WorkerReply)
