@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { Worker } from 'node:worker_threads'
+import type { PGliteOptions } from '@electric-sql/pglite'
 
 /*
  * The embedded database runs on a thread of its own. PGlite is PostgreSQL compiled to WebAssembly: a statement runs
@@ -16,10 +17,13 @@ export interface EmbeddedOpenOptions {
   readonly dataDir?: string | undefined
 }
 
+/** A compiled WebAssembly module, as PGlite takes it. */
+type WasmModule = NonNullable<PGliteOptions['pgliteWasmModule']>
+
 /** PGlite's code, compiled once per process and handed to each database's thread (which would compile it anew). */
 export interface PGliteCode {
-  readonly pgliteWasmModule: WebAssembly.Module
-  readonly initdbWasmModule: WebAssembly.Module
+  readonly pgliteWasmModule: WasmModule
+  readonly initdbWasmModule: WasmModule
   readonly fsBundle: Uint8Array
 }
 
@@ -30,9 +34,8 @@ export interface WorkerOptions extends EmbeddedOpenOptions {
 
 let compiled: Promise<PGliteCode> | undefined
 
-/** Node's WebAssembly compiler: the TypeScript libraries used here declare WebAssembly's types, not the global. */
-const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WebAssembly.Module> } })
-  .WebAssembly
+/** Node's WebAssembly compiler: the TypeScript libraries used here do not declare the global. */
+const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WasmModule> } }).WebAssembly
 
 function pgliteCode(): Promise<PGliteCode> {
   compiled ??= (async () => {
