@@ -23,6 +23,11 @@ export interface DatabaseOptions {
   readonly readMaxWaitMs?: number | undefined
   /** Embedded database directory; unset keeps the embedded database in memory. */
   readonly dataDir?: string | undefined
+  /**
+   * Embedded database: its buffer cache (`shared_buffers`) in MiB. It is memory of this process, filled as
+   * statements touch pages (a large import fills all of it). Unset: PGlite's own (128 MB).
+   */
+  readonly sharedBuffersMb?: number | undefined
   /** Server mode: the schema to work in (tests isolate themselves this way). `public` stays on the path. */
   readonly schema?: string | undefined
   readonly poolSize?: number | undefined
@@ -130,6 +135,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 async function openEmbedded(options: DatabaseOptions): Promise<Database> {
   const pglite = await PGlite.create({
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+    // Start parameters given replace PGlite's own, which are kept.
+    ...(options.sharedBuffersMb
+      ? { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${options.sharedBuffersMb}MB`] }
+      : {}),
     extensions: { pg_trgm },
     parsers: pgliteParsers,
   })
