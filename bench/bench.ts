@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { sql } from 'kysely'
 import type { Kind } from '../src/catalog/kind.js'
 import { kinds as allKinds, glasses, lenses } from '../src/catalog/kinds.js'
+import { loadConfig } from '../src/config.js'
 import { type Database, openDatabase } from '../src/db/database.js'
 import { migrateToLatest } from '../src/db/migrate.js'
 import { seedCatalogue } from '../src/demo/demo-catalogue.js'
@@ -157,8 +158,22 @@ async function countOf(db: Database, table: string): Promise<number> {
   return Number(rows[0]?.count ?? 0)
 }
 
+/**
+ * The embedded database's buffer cache as the service has it: EMBEDDED_SHARED_BUFFERS_MB of this environment, which
+ * the service started here inherits, so the floor and the loads run with the same cache.
+ */
+const sharedBuffersMb = loadConfig({
+  EMBEDDED_SHARED_BUFFERS_MB: process.env.EMBEDDED_SHARED_BUFFERS_MB,
+}).embeddedSharedBuffersMb
+
 const open = (options: BenchOptions) =>
-  openDatabase({ url: options.url, dataDir: options.dataDir, poolSize: options.connections, statementTimeoutMs: 0 })
+  openDatabase({
+    url: options.url,
+    dataDir: options.dataDir,
+    sharedBuffersMb,
+    poolSize: options.connections,
+    statementTimeoutMs: 0,
+  })
 
 /** The kinds besides glasses and lenses: loaded smaller, for the cold mix. */
 const otherKinds = allKinds.filter((kind) => kind !== glasses && kind !== lenses)

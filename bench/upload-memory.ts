@@ -16,6 +16,8 @@ import { buildService, startService } from './service.js'
  * Measured: the service's resident memory (sampled every 50 ms from /proc) before the upload and at its peak,
  * how long the answer took, and its status. On BENCH_DATABASE_URL when set (its glass price list is emptied),
  * else on an embedded database in a temporary directory. Prints one line per upload, then the medians.
+ * The service inherits this environment: EMBEDDED_SHARED_BUFFERS_MB=N measures the embedded database with that
+ * buffer cache.
  */
 
 const { values } = parseArgs({

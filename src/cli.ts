@@ -83,6 +83,7 @@ export async function runCli(argv: readonly string[], io: CliIo = process): Prom
     db = await openDatabase({
       url: config.databaseUrl,
       dataDir: config.dataDir,
+      sharedBuffersMb: config.embeddedSharedBuffersMb,
       poolSize: 2,
       applicationName: 'optics-catalog-cli',
     })

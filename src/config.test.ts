@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process'
 import { describe, test } from 'node:test'
 import { promisify } from 'node:util'
 import { ConfigError, loadConfig, redactSecrets } from './config.js'
+import { openDatabase } from './db/database.js'
 
 /* The configuration as read at start: security-relevant combinations are refused with one line naming the variable. */
 
@@ -231,5 +232,31 @@ describe('configuration errors never print a secret', () => {
     )
     assert.equal(redactSecrets(`bad ${'a'.repeat(40)}`, env), 'bad <AUTH_JWT_SECRET>')
     assert.equal(redactSecrets('host db', env), 'host db')
+  })
+})
+
+describe("the embedded database's buffer cache (EMBEDDED_SHARED_BUFFERS_MB)", () => {
+  test('read in MiB, 16 by default; a bad value names its variable', () => {
+    assert.equal(loadConfig({}).embeddedSharedBuffersMb, 16)
+    assert.equal(loadConfig({ EMBEDDED_SHARED_BUFFERS_MB: '48' }).embeddedSharedBuffersMb, 48)
+    for (const value of ['0', '1.5', '16MB', '4096']) {
+      assert.match(refusal({ EMBEDDED_SHARED_BUFFERS_MB: value }), /^EMBEDDED_SHARED_BUFFERS_MB: /, value)
+    }
+  })
+
+  test("the embedded database runs with it, and with PGlite's own start parameters", async () => {
+    const config = loadConfig({ EMBEDDED_SHARED_BUFFERS_MB: '24' })
+    const db = await openDatabase({ sharedBuffersMb: config.embeddedSharedBuffersMb })
+    try {
+      const [settings] = await db.rawTransaction((client) =>
+        client.query<{ shared_buffers: string; search_path: string; max_worker_processes: string }>(
+          `SELECT current_setting('shared_buffers') AS shared_buffers, current_setting('search_path') AS search_path,
+                  current_setting('max_worker_processes') AS max_worker_processes`,
+        ),
+      )
+      assert.deepEqual(settings, { shared_buffers: '24MB', search_path: 'public', max_worker_processes: '0' })
+    } finally {
+      await db.close()
+    }
   })
 })

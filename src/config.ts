@@ -16,6 +16,7 @@ const EnvSchema = Type.Object({
   DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 0, maximum: 86_400_000, default: 60_000 }),
   DATABASE_START_TIMEOUT_SECONDS: Type.Integer({ minimum: 0, maximum: 86_400, default: 30 }),
   DATA_DIR: Type.String({ minLength: 1, default: './data' }),
+  EMBEDDED_SHARED_BUFFERS_MB: Type.Integer({ minimum: 1, maximum: 1024, default: 16 }),
   DEMO_DATA: Type.Union([Type.Literal('auto'), Type.Literal('true'), Type.Literal('false')], { default: 'auto' }),
   DEMO_SCALE: Type.Integer({ minimum: 0, maximum: 10_000_000, default: 3000 }),
   AUTH_MODE: Type.Union([Type.Literal('none'), Type.Literal('jwt')], { default: 'none' }),
@@ -85,6 +86,11 @@ export interface Config {
    */
   readonly databaseStartTimeoutSeconds: number
   readonly dataDir: string
+  /**
+   * The embedded database's buffer cache (PostgreSQL's `shared_buffers`) in MiB: it lives in the service's own
+   * memory and fills as statements touch pages. Unused with `DATABASE_URL`.
+   */
+  readonly embeddedSharedBuffersMb: number
   readonly demoData: 'auto' | 'true' | 'false'
   readonly demoScale: number
   readonly auth: {
@@ -210,6 +216,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseStatementTimeoutMs: parsed.DATABASE_STATEMENT_TIMEOUT_MS,
     databaseStartTimeoutSeconds: parsed.DATABASE_START_TIMEOUT_SECONDS,
     dataDir: parsed.DATA_DIR,
+    embeddedSharedBuffersMb: parsed.EMBEDDED_SHARED_BUFFERS_MB,
     demoData: parsed.DEMO_DATA,
     demoScale: parsed.DEMO_SCALE,
     auth: Object.freeze({

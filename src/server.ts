@@ -73,6 +73,7 @@ async function main(): Promise<void> {
     readUrl: config.databaseReadUrl,
     readMaxWaitMs: config.databaseReadMaxWaitMs,
     dataDir: config.dataDir,
+    sharedBuffersMb: config.embeddedSharedBuffersMb,
     poolSize: config.databasePoolSize,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
   })

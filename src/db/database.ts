@@ -23,6 +23,11 @@ export interface DatabaseOptions {
   readonly readMaxWaitMs?: number | undefined
   /** Embedded database directory; unset keeps the embedded database in memory. */
   readonly dataDir?: string | undefined
+  /**
+   * Embedded database: its buffer cache (`shared_buffers`) in MiB. It is memory of this process, filled as
+   * statements touch pages (a large import fills all of it). Unset: PGlite's own (128 MB).
+   */
+  readonly sharedBuffersMb?: number | undefined
   /** Server mode: the schema to work in (tests isolate themselves this way). `public` stays on the path. */
   readonly schema?: string | undefined
   readonly poolSize?: number | undefined
@@ -140,7 +145,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 
 async function openEmbedded(options: DatabaseOptions): Promise<Database> {
   // On a thread of its own (pglite-thread.ts), with the same JavaScript types as the server's (pglite-worker.ts).
-  const pglite = await PGliteThread.open({ dataDir: options.dataDir })
+  const pglite = await PGliteThread.open({ dataDir: options.dataDir, sharedBuffersMb: options.sharedBuffersMb })
   const pool = new PGlitePool(pglite)
   const dataDir = options.dataDir
   // A request's work is guarded (request-work.ts); an embedded statement runs synchronously, so none is cancelled.

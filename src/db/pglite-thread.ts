@@ -15,6 +15,8 @@ import type { PGliteOptions } from '@electric-sql/pglite'
 export interface EmbeddedOpenOptions {
   /** Unset: in memory. */
   readonly dataDir?: string | undefined
+  /** The buffer cache (`shared_buffers`) in MiB; unset: PGlite's own (128 MB). */
+  readonly sharedBuffersMb?: number | undefined
 }
 
 /** A compiled WebAssembly module, as PGlite takes it. */

@@ -38,6 +38,10 @@ async function main(): Promise<void> {
   try {
     pglite = await PGlite.create({
       ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+      // Start parameters given replace PGlite's own, which are kept.
+      ...(options.sharedBuffersMb
+        ? { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${options.sharedBuffersMb}MB`] }
+        : {}),
       extensions: { pg_trgm },
       parsers,
       pgliteWasmModule: options.code.pgliteWasmModule,

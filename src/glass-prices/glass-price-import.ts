@@ -54,14 +54,30 @@ export interface GlassPriceImportResult extends ImportResult {
 }
 
 /** The history rows of entries, one per field, with the entry's values on the `side` given and NULL on the other. */
-function historyRowsSql(side: 'old' | 'new', where: string): string {
+function historyRowsSql(side: 'old' | 'new'): string {
   const [oldValue, newValue] = side === 'old' ? ['f.value', 'NULL'] : ['NULL', 'f.value']
   return `INSERT INTO glass_price_change_row (change_id, entry_id, field, old_value, new_value)
     SELECT $1, e.id, f.field, ${oldValue}, ${newValue}
     FROM glasses_price e
     CROSS JOIN LATERAL (VALUES ('manufacturer', e.manufacturer), ('brand', e.brand), ('model', e.model),
       ('price', e.price::text), ('purchase', e.purchase::text)) AS f (field, value)
-    WHERE ${where}`
+    WHERE e.id > $2 AND e.id <= $3`
+}
+
+/**
+ * Entries per statement of an import's history: each history row's foreign-key check waits in the database's
+ * memory until its statement ends, and on the embedded database that memory is the service's (about 5 MiB per
+ * million rows; a 100 MB file writes ten million).
+ */
+const HISTORY_ENTRIES_PER_STATEMENT = 100_000
+
+/** Writes the history rows of the entries with ids in (`after`, the largest id], a range of ids at a time. */
+async function writeHistoryRows(client: RawClient, side: 'old' | 'new', batch: number, after: number): Promise<void> {
+  const [last] = await client.query<{ id: number | null }>('SELECT max(id) AS id FROM glasses_price')
+  const lastId = Number(last?.id ?? after)
+  for (let from = after; from < lastId; from += HISTORY_ENTRIES_PER_STATEMENT) {
+    await client.query(historyRowsSql(side), [batch, from, Math.min(from + HISTORY_ENTRIES_PER_STATEMENT, lastId)])
+  }
 }
 
 /**
@@ -99,7 +115,7 @@ export async function importGlassPrices(
     beforeWrite: async ({ client }) => {
       await options.atStart?.(client)
       // The entries a replace deletes keep their values in the batch, so reverting it brings them back.
-      if (mode === 'replace') await client.query(historyRowsSql('old', 'true'), [await openBatch(client)])
+      if (mode === 'replace') await writeHistoryRows(client, 'old', await openBatch(client), 0)
     },
     beforeUpdate: async ({ client }) => {
       // The prices an upsert changes, old → new: reverting the batch restores the old ones.
@@ -117,7 +133,7 @@ export async function importGlassPrices(
     },
     inTransaction: async ({ client, lastIdBefore, written, deleted }) => {
       const id = await openBatch(client)
-      await client.query(historyRowsSql('new', 'e.id > $2'), [id, lastIdBefore])
+      await writeHistoryRows(client, 'new', id, lastIdBefore)
       await client.query('UPDATE glass_price_change SET changed_count = $2 WHERE id = $1', [id, written + deleted])
     },
     ...(options.beforeCommit

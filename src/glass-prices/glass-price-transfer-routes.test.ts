@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { after, before, describe, test } from 'node:test'
 import ExcelJS from 'exceljs'
 import type { FastifyInstance } from 'fastify'
+import { sql } from 'kysely'
 import Papa from 'papaparse'
 import {
   changeCount,
@@ -123,6 +124,27 @@ eachDatabase('glass price list: upload and download', (ctx) => {
       assert.deepEqual(
         (await stored()).map((row) => row.slice(0, 5)),
         before.map((row) => row.slice(0, 5)),
+      )
+    })
+
+    test('a replace keeps in its history every entry it deletes, however far apart their ids (written a range at a time)', async () => {
+      await seedEntries(ctx.db, numberedEntries('Near', 2))
+      // An entry whose id lies 250,000 past the others: the history is written 100,000 ids at a time.
+      await sql`INSERT INTO glasses_price (id, manufacturer, brand, model, price, purchase)
+        SELECT max(id) + 250000, 'Far', 'Far', 'Far 1', 700, 300 FROM glasses_price`.execute(ctx.db.primary)
+      const before = await stored()
+      const response = await upload(csv(header, 'A,B,C,1,1'), '?replace=true&confirmDeletes=3')
+      assert.equal(response.statusCode, 200, response.body)
+      assert.equal(response.json().deleted, 3)
+      const revert = await app().inject({
+        method: 'POST',
+        url: `${pricesPath}/changes/${response.json().batch}/revert`,
+      })
+      assert.equal(revert.statusCode, 200, revert.body)
+      assert.deepEqual(
+        (await stored()).map((row) => row.slice(0, 5)),
+        before.map((row) => row.slice(0, 5)),
+        'every deleted entry is back, the far one too',
       )
     })
 
