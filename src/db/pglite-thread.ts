@@ -7,7 +7,7 @@ import type { PGliteOptions } from '@electric-sql/pglite'
  * synchronously from start to end, so on the service's thread a bulk change's UPDATE of 112,000 entries stopped
  * the whole process for 20 s, searches the index could answer at once included. On its own thread it holds only
  * that thread (and the one connection); the service's thread goes on answering what needs no database, and the
- * two use the machine's two cores. Messages carry the statements and their rows; COPY's data crosses as transferred
+ * two can use two cores. Messages carry the statements and their rows; COPY's data crosses as transferred
  * buffers (not copied).
  */
 
