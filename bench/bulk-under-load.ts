@@ -87,6 +87,16 @@ export function sendPurchaseTimesK(baseUrl: string, upper: string, k: string): P
     }),
   })
 }
+/** The floor of that bulk change: the bare UPDATE of the same entries; returns the rows it changed. */
+export async function purchaseTimesKFloor(db: Database, upper: string, k: string): Promise<number> {
+  const result = await sql`
+    UPDATE glasses_price SET price = round(purchase * ${k}::numeric, 0), updated_at = now(), version = version + 1
+    WHERE purchase BETWEEN 1 AND ${upper}::numeric AND price IS DISTINCT FROM round(purchase * ${k}::numeric, 0)`.execute(
+    db.primary,
+  )
+  return Number(result.numAffectedRows ?? 0)
+}
+
 export async function bulkUnderLoadScenario(db: Database, reads: readonly HttpRequestSpec[]): Promise<OneShotScenario> {
   const { rows } = await sql<{ count: number; upper: string | null }>`
     SELECT count(*) AS count, max(purchase)::text AS upper FROM (
@@ -232,14 +242,6 @@ export async function bulkUnderLoadScenario(db: Database, reads: readonly HttpRe
       })
       return { rows: done.changed, seconds: done.seconds }
     },
-    async floor(database) {
-      const k = coefficient()
-      const result = await sql`
-        UPDATE glasses_price SET price = round(purchase * ${k}::numeric, 0), updated_at = now(), version = version + 1
-        WHERE purchase BETWEEN 1 AND ${upper}::numeric AND price IS DISTINCT FROM round(purchase * ${k}::numeric, 0)`.execute(
-        database.primary,
-      )
-      return Number(result.numAffectedRows ?? 0)
-    },
+    floor: (database) => purchaseTimesKFloor(database, upper, coefficient()),
   }
 }

@@ -15,7 +15,7 @@ import { importCsv } from '../src/transfer/csv-import.js'
 import { openCsv } from '../src/transfer/csv-records.js'
 import { exportTable } from '../src/transfer/export-writer.js'
 import { transferColumns } from '../src/transfer/transfer-columns.js'
-import { bulkUnderLoadScenario, sendPurchaseTimesK } from './bulk-under-load.js'
+import { bulkUnderLoadScenario, purchaseTimesKFloor, sendPurchaseTimesK } from './bulk-under-load.js'
 import { coldMixId, coldMixScenarios, listingFloor, listingPath, searchFloor } from './cold-mix.js'
 import type { HttpRequestSpec } from './load.js'
 
@@ -531,15 +531,7 @@ async function bulkChangeScenario(db: Database): Promise<OneShotScenario> {
       if (response.status !== 200) throw new Error(`bulk change answered ${response.status}: ${await response.text()}`)
       return Number(response.headers.get('x-changed-count'))
     },
-    async floor(database) {
-      const k = coefficient()
-      const result = await sql`
-        UPDATE glasses_price SET price = round(purchase * ${k}::numeric, 0), updated_at = now(), version = version + 1
-        WHERE purchase BETWEEN 1 AND ${upper}::numeric AND price IS DISTINCT FROM round(purchase * ${k}::numeric, 0)`.execute(
-        database.primary,
-      )
-      return Number(result.numAffectedRows ?? 0)
-    },
+    floor: (database) => purchaseTimesKFloor(database, upper, coefficient()),
   }
 }
 

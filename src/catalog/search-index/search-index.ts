@@ -412,23 +412,16 @@ export class SearchIndex implements SearchIndexService {
     return loading
   }
 
-  async #readVersions(): Promise<Map<string, KindVersions>> {
-    const rows = await this.#db.read
-      .selectFrom('catalog_state')
-      .select(['kind', 'data_generation', 'matview_version', 'refreshed_generation', 'changes_from'])
-      .execute()
-    return versionsOf(rows)
+  /** One statement on the read connections (the replica's when one is configured). */
+  readonly #readQuery: ReadQuery = async <Row>(text: string, parameters?: readonly unknown[]) =>
+    (await this.#db.read.executeQuery<Row>(CompiledQuery.raw(text, [...(parameters ?? [])]))).rows
+
+  #readVersions(): Promise<Map<string, KindVersions>> {
+    return readVersions(this.#readQuery)
   }
 
   async #norms(texts: string[]): Promise<Map<string, string>> {
-    const read = this.#db.read
-    const forms = await databaseForms(
-      {
-        query: async <Row>(text: string, parameters?: readonly unknown[]) =>
-          (await read.executeQuery<Row>(CompiledQuery.raw(text, [...(parameters ?? [])]))).rows,
-      },
-      texts,
-    )
+    const forms = await databaseForms({ query: this.#readQuery }, texts)
     return new Map([...forms].map(([text, form]) => [text, form.norm]))
   }
 
