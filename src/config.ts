@@ -70,6 +70,9 @@ const EnvSchema = Type.Object({
 
 type Env = Static<typeof EnvSchema>
 
+/** The answer deadline of an upload of the price list (`POST …/import`), instead of `REQUEST_TIMEOUT_MS`. */
+export const UPLOAD_TIMEOUT_MS = 15 * 60_000
+
 export interface Config {
   readonly port: number
   readonly host: string

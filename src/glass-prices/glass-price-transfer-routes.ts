@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import Type from 'typebox'
 import { glasses } from '../catalog/kinds.js'
+import { UPLOAD_TIMEOUT_MS } from '../config.js'
 import { messageText } from '../domain/messages.js'
 import {
   type KeyedWrite,
@@ -41,8 +42,6 @@ const base = '/api/v2/glasses/prices'
 const tags = ['glass price list']
 const CSV_TYPES = ['text/csv', 'application/csv', 'text/plain', 'application/vnd.ms-excel'] as const
 const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'
-/** An import may take longer than an ordinary request; it is bounded by this instead. */
-const IMPORT_TIMEOUT_MS = 15 * 60_000
 
 const tooLarge = (limit: number) => new ProblemError(413, messageText('import.tooLarge', { limit }))
 
@@ -184,7 +183,7 @@ export async function glassPriceTransferRoutes(fastify: FastifyInstance): Promis
         writesCatalog: true,
         previewsWithDryRun: true,
         bodyTypes: ['text/csv', XLSX_TYPE],
-        timeoutMs: IMPORT_TIMEOUT_MS,
+        timeoutMs: UPLOAD_TIMEOUT_MS,
       },
       bodyLimit: limit,
       onRequest: ownSpool,

@@ -14,7 +14,14 @@ import { runAsRequestWork, WorkAbandonedError } from '../db/request-work.js'
  * Otherwise the request's AbortSignal aborts, which cancels its database work (db/request-work.ts): a running
  * statement is cancelled and no further one, COMMIT included, runs. The signal also aborts when the client leaves
  * before its answer is complete.
+ *
+ * The deadline also governs the connection: while a request is handled its socket may sit idle (no byte either
+ * way) for the request's own deadline plus {@link SOCKET_GRACE_MS}, so a bulk change allowed 5 minutes is not cut
+ * at the ordinary request's socket timeout, and the 503 always goes out before a stuck socket is closed.
  */
+
+/** How much longer than its request's deadline a socket may stay idle: the answer goes first. */
+export const SOCKET_GRACE_MS = 5_000
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -80,6 +87,9 @@ export function registerRequestTimeout(app: FastifyInstance): void {
     const timeoutMs = defaultTimeoutMs > 0 ? (routeTimeout ?? defaultTimeoutMs) : 0
     let finished = false
     const timer = timeoutMs > 0 ? setTimeout(() => onTimeout(request, reply, state, timeoutMs), timeoutMs) : undefined
+    // The socket's idle bound follows this request's deadline (Node restores its keep-alive bound once answered).
+    const socket = request.raw.socket
+    if (typeof socket?.setTimeout === 'function') socket.setTimeout(timeoutMs > 0 ? timeoutMs + SOCKET_GRACE_MS : 0)
     reply.raw.once('finish', () => {
       finished = true
     })

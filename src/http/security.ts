@@ -2,9 +2,10 @@ import cors from '@fastify/cors'
 import helmet from '@fastify/helmet'
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
-import type { Config } from '../config.js'
+import { type Config, UPLOAD_TIMEOUT_MS } from '../config.js'
 import { messageText } from '../domain/messages.js'
 import { tooManyRequests } from './problem.js'
+import { SOCKET_GRACE_MS } from './request-timeout.js'
 
 /*
  * What protects the service at the edge, in the order it runs on every request: CORS (so even a refusal carries
@@ -62,8 +63,11 @@ const unlimitedPrefix = '/actuator/'
  * fires for a request with a body); `HEADERS_TIMEOUT_MS` bounds receiving its headers. Node checks those two
  * bounds every `connectionsCheckingInterval` (30 s by default, which let a slow client keep a socket up to 30 s
  * longer): here a twentieth of the shorter bound, so a cut comes within 5 % of it. The socket timeout is a little
- * longer than the request's, so the answer goes first and only a connection that is really stuck is cut. 0 turns
- * them all off. An idle keep-alive connection is closed after `KEEP_ALIVE_TIMEOUT_MS`, and the cap on open
+ * longer than the request's, so the answer goes first and only a connection that is really stuck is cut; a route
+ * with a longer deadline (the upload, the bulk change and the revert) lengthens its socket's bound while it is
+ * handled (request-timeout.ts). Node's own bound on receiving a body is the longest route deadline: each route's
+ * timer cuts a slow body at its own deadline first (a 408), so an upload may take its 15 minutes. 0 turns them all
+ * off. An idle keep-alive connection is closed after `KEEP_ALIVE_TIMEOUT_MS`, and the cap on open
  * connections (`MAX_CONNECTIONS`) is set on the server by {@link capConnections}.
  */
 export function securityServerOptions(config: Config): Pick<
@@ -75,14 +79,15 @@ export function securityServerOptions(config: Config): Pick<
   const timeout = config.requestTimeoutMs
   const headersTimeout = timeout === 0 ? 0 : Math.min(config.headersTimeoutMs, timeout)
   const shortest = Math.min(...[timeout, headersTimeout].filter((bound) => bound > 0), 30_000)
+  const longest = timeout === 0 ? 0 : Math.max(timeout, config.longWriteTimeoutMs, UPLOAD_TIMEOUT_MS)
   return {
-    requestTimeout: timeout,
+    requestTimeout: longest,
     http: {
-      requestTimeout: timeout,
+      requestTimeout: longest,
       headersTimeout,
       connectionsCheckingInterval: Math.max(25, Math.floor(shortest / 20)),
     },
-    connectionTimeout: timeout === 0 ? 0 : timeout + 5_000,
+    connectionTimeout: timeout === 0 ? 0 : timeout + SOCKET_GRACE_MS,
     keepAliveTimeout: config.keepAliveTimeoutMs,
     trustProxy: typeof config.trustProxy === 'object' ? [...config.trustProxy] : config.trustProxy,
   }
