@@ -3,7 +3,7 @@
 #   docker build -t optics-catalog .
 #   docker run -p 8080:8080 -e AUTH_MODE=jwt -e AUTH_JWKS_URL=… -e DATABASE_URL=postgres://… optics-catalog
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -12,7 +12,7 @@ COPY src ./src
 COPY web ./web
 RUN npm run build
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
