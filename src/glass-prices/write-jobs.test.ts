@@ -123,4 +123,53 @@ eachDatabase('write jobs', (ctx) => {
     const missing = await app().inject({ method: 'GET', url: `${pricesPath}/jobs/999999` })
     assert.equal(missing.statusCode, 404)
   })
+
+  test('a job held by the database is polled from memory while it runs, and reports the clock times', async () => {
+    await seedEntries(ctx.db, numberedEntries('Held', 2))
+    // The job's UPDATE takes 1.5 s (on the embedded database it holds the one connection all that time).
+    await sql`
+      CREATE FUNCTION test_slow_update() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN PERFORM pg_sleep(1.5); RETURN NULL; END $$`.execute(ctx.db.primary)
+    await sql`
+      CREATE TRIGGER test_slow_update BEFORE UPDATE ON glasses_price
+      FOR EACH STATEMENT EXECUTE FUNCTION test_slow_update()`.execute(ctx.db.primary)
+    let location = ''
+    let polledAt = 0
+    try {
+      const accepted = await app().inject({
+        method: 'POST',
+        url: `${pricesPath}/list?brand=Held`,
+        headers: async,
+        payload: doubling,
+      })
+      assert.equal(accepted.statusCode, 202, accepted.body)
+      location = String(accepted.headers.location)
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      const started = performance.now()
+      const poll = await app().inject({ method: 'GET', url: location })
+      const pollMs = performance.now() - started
+      polledAt = Date.now()
+      assert.equal(poll.statusCode, 200, poll.body)
+      assert.equal(poll.json().state, 'running')
+      assert.ok(poll.json().startedAt, 'a running job says when its work began')
+      assert.equal(poll.json().finishedAt, null)
+      assert.ok(pollMs < 100, `the poll of a running job took ${Math.round(pollMs)} ms`)
+    } finally {
+      await waitFor(async () => (await app().inject({ method: 'GET', url: location })).json().state !== 'running')
+      await sql`DROP TRIGGER test_slow_update ON glasses_price`.execute(ctx.db.primary)
+      await sql`DROP FUNCTION test_slow_update()`.execute(ctx.db.primary)
+    }
+    const job = await finished(location)
+    assert.equal(job.state, 'succeeded', JSON.stringify(job))
+    const [created, begun, ended] = [job.createdAt, job.startedAt, job.finishedAt].map((at) => Date.parse(at))
+    assert.ok(created! <= begun! && begun! <= ended!, JSON.stringify(job))
+    // It ended after its 1.5 s statement, after the poll that saw it running: not at its transaction's start.
+    assert.ok(ended! - begun! >= 1400, `${ended! - begun!} ms between start and end`)
+    assert.ok(ended! >= polledAt - 50, 'finishedAt is when the job ended')
+    assert.deepEqual(job.progress, { phase: 'done', done: job.progress.done, total: job.progress.total })
+    // The change log's time is when the change committed, after the slow statement, too.
+    const changes = (await app().inject({ method: 'GET', url: `${pricesPath}/changes` })).json()
+    assert.equal(changes.content[0].id, job.batch)
+    assert.ok(Date.parse(changes.content[0].createdAt) >= polledAt - 50, JSON.stringify(changes.content[0]))
+  })
 })

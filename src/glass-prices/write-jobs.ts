@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 import Type, { type Static } from 'typebox'
@@ -27,10 +28,56 @@ import { StringEnum } from '../http/validation.js'
  * job beats its heartbeat every 5 s; a running job of an instance that stopped beating for
  * {@link JOB_STALE_SECONDS} (a killed process: its transaction rolled back) is reported failed. The change a job
  * wrote carries `job` among its parameters in the change log. Without the preference nothing changes.
+ *
+ * Times are the clock's (`clock_timestamp()`, not the transaction's start): `createdAt` when it was accepted,
+ * `startedAt` when its work began, `finishedAt` when it ended. The work reports its `progress` (phase, rows done,
+ * rows in all) through {@link reportJobProgress}; the heartbeat writes it to the row for other instances, and the
+ * instance running a job answers its poll from memory, so a poll never waits for the job's own statements (on the
+ * embedded database they hold its one connection).
  */
 
 const JOB_STALE_SECONDS = 30
 const HEARTBEAT_MS = 5000
+
+/** The phases a job goes through, in order (not every operation has each). */
+export const JOB_PHASES = ['reading', 'selecting', 'writing', 'history', 'done'] as const
+
+interface RunningJob {
+  work: Promise<void>
+  /** The job as accepted, with its start and latest progress: what a poll of this instance answers. */
+  view: WriteJob
+  /** The progress not yet written to the row by the heartbeat. */
+  unsaved: boolean
+}
+
+const currentJob = new AsyncLocalStorage<RunningJob>()
+
+/**
+ * Reports how far the job running this code has come (a no-op outside a job): its phase, the rows of the phase
+ * done and in all. Cheap: it changes memory only; the heartbeat writes it for other instances.
+ */
+export function reportJobProgress(phase: JobProgress['phase'], done: number, total: number | null = null): void {
+  const job = currentJob.getStore()
+  if (!job) return
+  job.view = { ...job.view, progress: { phase, done, total } }
+  job.unsaved = true
+}
+
+export const JobProgressSchema = Type.Object(
+  {
+    phase: StringEnum(JOB_PHASES, {
+      description:
+        'reading: the file is read and checked; selecting: the entries to change are found and locked; ' +
+        'writing: the prices are written; history: the change is recorded; done: committed',
+    }),
+    done: Type.Integer({ minimum: 0, description: 'Rows (entries or file lines) of the phase done so far' }),
+    total: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: 'Rows of the phase in all (null: not known yet)',
+    }),
+  },
+  { title: 'Job progress' },
+)
+export type JobProgress = Static<typeof JobProgressSchema>
 
 export const WriteJobSchema = Type.Object(
   {
@@ -38,8 +85,14 @@ export const WriteJobSchema = Type.Object(
     operation: StringEnum(['bulk-change', 'import', 'revert'] as const),
     state: StringEnum(['running', 'succeeded', 'failed'] as const),
     createdBy: Type.String(),
-    createdAt: Type.String({ format: 'date-time' }),
-    finishedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    createdAt: Type.String({ format: 'date-time', description: 'When the job was accepted' }),
+    startedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'When its work began (null: not yet, or a job of an older version)',
+    }),
+    finishedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When it ended' }),
+    progress: Type.Union([JobProgressSchema, Type.Null()], {
+      description: 'How far the work has come, as of its last report (null: no report yet)',
+    }),
     batch: Type.Union([Type.Integer(), Type.Null()], { description: 'The change (batch) the job wrote' }),
     result: Type.Union(
       [
@@ -79,7 +132,9 @@ interface JobRow {
   state: WriteJob['state']
   created_by: string
   created_at: Date
+  started_at: Date | null
   finished_at: Date | null
+  progress: JobProgress | string | null
   instance: string
   batch: number | string | null
   outcome: WriteOutcome | string | null
@@ -99,7 +154,7 @@ function batchOf(outcome: WriteOutcome): number | null {
 
 export class WriteJobs {
   readonly #instance = randomUUID()
-  readonly #running = new Map<number, Promise<void>>()
+  readonly #running = new Map<number, RunningJob>()
   readonly #heartbeat: NodeJS.Timeout
 
   constructor(
@@ -109,10 +164,23 @@ export class WriteJobs {
   ) {
     this.#heartbeat = setInterval(() => {
       if (this.#running.size === 0) return
+      const jobs = [...this.#running.values()]
+      const reported = jobs.filter((job) => job.unsaved)
+      for (const job of reported) job.unsaved = false
       outsideRequest(() =>
-        kyselySql(db.primary)(`UPDATE write_job SET heartbeat_at = now() WHERE id = ANY($1::bigint[])`, [
-          [...this.#running.keys()],
-        ]),
+        kyselySql(db.primary)(
+          `UPDATE write_job AS j
+           SET heartbeat_at = now(),
+               started_at = coalesce(j.started_at, r.started_at),
+               progress = coalesce(r.progress, j.progress)
+           FROM unnest($1::bigint[], $2::timestamptz[], $3::jsonb[]) AS r(id, started_at, progress)
+           WHERE j.id = r.id AND j.state = 'running'`,
+          [
+            jobs.map((job) => job.view.id),
+            jobs.map((job) => job.view.startedAt),
+            jobs.map((job) => (reported.includes(job) ? JSON.stringify(job.view.progress) : null)),
+          ],
+        ),
       ).catch((error: unknown) => log.warn({ err: error }, 'job heartbeat failed'))
     }, HEARTBEAT_MS)
     this.#heartbeat.unref()
@@ -160,8 +228,11 @@ export class WriteJobs {
     const complete: CompleteJob = async (run, result) => {
       const batch = batchOf(result)
       await run(
-        `UPDATE write_job SET state = 'succeeded', outcome = $2::jsonb, batch = $3, finished_at = now() WHERE id = $1`,
-        [id, JSON.stringify({ ...result, body: result.body ?? null }), batch],
+        `UPDATE write_job
+         SET state = 'succeeded', outcome = $2::jsonb, batch = $3, finished_at = clock_timestamp(),
+             started_at = $4, progress = $5::jsonb
+         WHERE id = $1`,
+        [id, JSON.stringify({ ...result, body: result.body ?? null }), batch, job.view.startedAt, finalProgress()],
       )
       if (batch !== null) {
         await run(
@@ -177,23 +248,40 @@ export class WriteJobs {
           : problemBody(500, messageText('job.failed'), location)
       if (!(error instanceof ProblemError)) this.log.error({ err: error, job: id }, 'job failed')
       await kyselySql(this.db.primary)(
-        `UPDATE write_job SET state = 'failed', problem = $2::jsonb, finished_at = now()
+        `UPDATE write_job
+         SET state = 'failed', problem = $2::jsonb, finished_at = clock_timestamp(), started_at = $3,
+             progress = $4::jsonb
          WHERE id = $1 AND state = 'running'`,
-        [id, JSON.stringify(problem)],
+        [id, JSON.stringify(problem), job.view.startedAt, JSON.stringify(job.view.progress)],
       )
     }
-    const running = outsideRequest(() =>
-      work(complete)
-        .catch((error: unknown) => fail(error))
-        .catch((error: unknown) => this.log.error({ err: error, job: id }, 'could not record a failed job'))
-        .finally(() => this.#running.delete(id)),
+    const job: RunningJob = {
+      work: Promise.resolve(),
+      view: { ...(outcome.body as WriteJob), startedAt: new Date().toISOString() },
+      unsaved: true,
+    }
+    /** The progress as the job commits: its last phase's rows, and `done`. */
+    const finalProgress = () => {
+      const last = job.view.progress
+      return JSON.stringify({ phase: 'done', done: last?.done ?? 0, total: last?.total ?? null })
+    }
+    this.#running.set(id, job)
+    job.work = outsideRequest(() =>
+      currentJob.run(job, () =>
+        work(complete)
+          .catch((error: unknown) => fail(error))
+          .catch((error: unknown) => this.log.error({ err: error, job: id }, 'could not record a failed job'))
+          .finally(() => this.#running.delete(id)),
+      ),
     )
-    this.#running.set(id, running)
     return sendOutcome(reply, outcome)
   }
 
   /** The job, or undefined. A running job whose instance is gone is reported (and recorded) failed. */
   async find(id: string): Promise<WriteJob | undefined> {
+    // A job this instance runs is answered from memory: its row says `running` until the job commits anyway.
+    const running = /^\d{1,18}$/.test(id) ? this.#running.get(Number(id)) : undefined
+    if (running) return running.view
     const run = kyselySql(this.db.primary)
     const select = `SELECT *, heartbeat_at < now() - make_interval(secs => $2) AS stale FROM write_job WHERE id = $1`
     const [row] = (await run(select, [id, JOB_STALE_SECONDS])) as unknown as JobRow[]
@@ -214,7 +302,7 @@ export class WriteJobs {
   /** Stops the heartbeat and waits for the jobs this instance runs. */
   async close(): Promise<void> {
     clearInterval(this.#heartbeat)
-    await Promise.allSettled(this.#running.values())
+    await Promise.allSettled([...this.#running.values()].map((job) => job.work))
   }
 
   #view(row: JobRow): WriteJob {
@@ -224,7 +312,9 @@ export class WriteJobs {
       state: row.state,
       createdBy: row.created_by,
       createdAt: new Date(row.created_at).toISOString(),
+      startedAt: row.started_at ? new Date(row.started_at).toISOString() : null,
       finishedAt: row.finished_at ? new Date(row.finished_at).toISOString() : null,
+      progress: json<JobProgress>(row.progress),
       batch: row.batch === null ? null : Number(row.batch),
       result: json<WriteOutcome>(row.outcome) as WriteJob['result'],
       problem: json<Record<string, unknown>>(row.problem),
