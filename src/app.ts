@@ -52,8 +52,11 @@ export interface AppOptions {
   readonly logger?: FastifyServerOptions['logger']
 }
 
-/** Query parameters that may repeat; every other parameter keeps its first value, as Spring reads it. */
-const repeatableParameters = new Set(['sort'])
+/**
+ * Query parameters that may repeat (`sort`, and `exact` beyond the contract); every other parameter keeps its
+ * first value, as Spring reads it.
+ */
+const repeatableParameters = new Set(['sort', 'exact'])
 
 function parseQuery(text: string): Record<string, unknown> {
   const parsed = parseQueryString(text)

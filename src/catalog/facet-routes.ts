@@ -84,7 +84,7 @@ export async function facetRoutes(fastify: FastifyInstance): Promise<void> {
         return searchFacets(
           app.db.read,
           kind,
-          { byPriceList: body.byPriceList, filters: body },
+          { byPriceList: body.byPriceList, filters: body, exact: body.exact },
           app.resultCache,
           app.searchIndex,
         )

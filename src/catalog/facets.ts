@@ -7,6 +7,7 @@ import type { ResultCache } from './result-cache.js'
 import type { SearchIndex } from './search-index/search-index.js'
 import {
   activeFilters,
+  type ExactFilters,
   entryCondition,
   type FilterValues,
   fieldSql,
@@ -98,16 +99,16 @@ function groupedField(grouping: number, fields: number): number {
 export async function searchFacets(
   db: Kysely<Tables>,
   kind: Kind,
-  request: { readonly byPriceList: boolean; readonly filters: FilterValues },
+  request: { readonly byPriceList: boolean; readonly filters: FilterValues; readonly exact?: ExactFilters },
   cache?: ResultCache,
   index?: SearchIndex,
 ): Promise<Facets> {
   const filters = readPrescription(kind, request.filters)
-  const { byPriceList } = request
-  const indexed = await index?.facets(kind, byPriceList, filters)
+  const { byPriceList, exact } = request
+  const indexed = await index?.facets(kind, byPriceList, filters, exact)
   if (indexed) return indexed
-  const key = JSON.stringify(['facets', searchCountKey(kind, { byPriceList, filters })])
-  const compute = async () => computeFacets(db, kind, byPriceList, filters)
+  const key = JSON.stringify(['facets', searchCountKey(kind, { byPriceList, filters, exact })])
+  const compute = async () => computeFacets(db, kind, byPriceList, filters, exact)
   if (!cache?.enabled) return (await compute()).value
   return cache.getOrCompute(key, await readDataVersion(db, kind, searchReads(byPriceList)), compute)
 }
@@ -117,10 +118,11 @@ async function computeFacets(
   kind: Kind,
   byPriceList: boolean,
   filters: FilterValues,
+  exactFilters: ExactFilters | undefined,
 ): Promise<{ value: Facets; version: string | null }> {
-  const active = activeFilters(kind, filters).map(({ filter, value }) => ({
+  const active = activeFilters(kind, filters, exactFilters).map(({ filter, value, exact }) => ({
     filter,
-    condition: byPriceList ? entryCondition(kind, filter, value) : matviewCondition(filter, value),
+    condition: byPriceList ? entryCondition(kind, filter, value, exact) : matviewCondition(filter, value, exact),
   }))
   const from = byPriceList ? sql`${sql.table(kind.priceTable)} AS e` : sql`${sql.table(kind.matview)} AS m`
   const version = dataVersionSql(kind, searchReads(byPriceList))

@@ -18,8 +18,9 @@ import type { SearchIndexService } from './search-index/service-types.js'
  * same body, byte for byte. On a small demo catalogue (some of its texts recased, padded or with ё, so that sorts
  * and `ignorecase` meet values equal once normalised), two applications share one database; each generated
  * sequence mixes reads — searches of every kind in both modes with filters drawn from the catalogue's own values
- * (substrings, case, ё/е, padding, %, _, numbers written several ways, prescriptions), paging and sorting; facets;
- * suggestions; the glass price listing — with writes made beside the index: glass price entries created, updated,
+ * (substrings, exact values, case, ё/е, padding, %, _, numbers written several ways, prescriptions), paging and
+ * sorting; facets; suggestions; the glass price listing — with writes made beside the index: glass price entries
+ * created, updated,
  * deleted, changed in bulk, imported and reverted over HTTP, SKUs added or edited and prices changed in plain SQL,
  * matviews refreshed. After some writes the index is caught up, after others not (it must then answer from SQL or
  * catch up by itself). A fifth of the reads also go to a pair with the result caches on. `FUZZ_RUNS` raises the
@@ -198,7 +199,21 @@ function filterValue(filter: Filter, pools: KindPools): fc.Arbitrary<string | nu
   return numberFrom(pool)
 }
 
-/** A search body: `byPriceList` (rarely missing or wrong) and up to three of the kind's filters. */
+/**
+ * `exact` (beyond the contract): some text filter names, often those a body sets; rarely a name that is no text
+ * filter (a 400 from both).
+ */
+function exactNames(names: readonly string[]): fc.Arbitrary<readonly string[] | undefined> {
+  return sometimes(
+    fc.oneof(
+      { weight: 12, arbitrary: fc.subarray([...names], { minLength: 1 }) },
+      { weight: 1, arbitrary: fc.constantFrom(['nope'], [names[0] ?? 'x', 'retailPrice']) },
+    ),
+    1,
+  )
+}
+
+/** A search body: `byPriceList` (rarely missing or wrong), up to three of the kind's filters, sometimes `exact`. */
 function searchBody(kind: Kind, pools: KindPools): fc.Arbitrary<Record<string, unknown>> {
   const filters = fc.array(
     fc.oneof(...kind.filters.map((filter) => fc.tuple(fc.constant(filter.name), filterValue(filter, pools)))),
@@ -209,9 +224,13 @@ function searchBody(kind: Kind, pools: KindPools): fc.Arbitrary<Record<string, u
     { weight: 1, arbitrary: fc.constantFrom(undefined, null, 'true') },
   )
   const extra = sometimes(fc.constantFrom({ unknownField: 'x' }, { byPricelist: true }), 15)
-  return fc
-    .tuple(byPriceList, filters, extra)
-    .map(([mode, pairs, more]) => ({ byPriceList: mode, ...Object.fromEntries(pairs), ...more }))
+  const textNames = kind.filters.filter((filter) => filter.match === 'substring').map((filter) => filter.name)
+  return fc.tuple(byPriceList, filters, extra, exactNames(textNames)).map(([mode, pairs, more, exact]) => ({
+    byPriceList: mode,
+    ...Object.fromEntries(pairs),
+    ...more,
+    ...(exact ? { exact } : {}),
+  }))
 }
 
 /** `page` and `size` as Spring reads them: small, zero, large, past the end, blank or not a number. */
@@ -350,10 +369,14 @@ function listingRequest(glass: GlassPools): fc.Arbitrary<Request> {
       sortDirection: sometimes(fc.constantFrom('ASC', 'DESC', 'DESC', 'desc'), 1),
       page: pageValue,
       size: sizeValue,
+      exact: exactNames(['manufacturer', 'brand', 'model']),
     })
-    .map((query) => ({
+    .map(({ exact, ...query }) => ({
       method: 'GET' as const,
-      url: withQuery(`${pricesPath}/list`, Object.entries(query) as [string, string | undefined][]),
+      url: withQuery(`${pricesPath}/list`, [
+        ...(Object.entries(query) as [string, string | undefined][]),
+        ...(exact ?? []).map((name): [string, string] => ['exact', name]),
+      ]),
     }))
 }
 
@@ -433,6 +456,7 @@ function writeArbitrary(glass: GlassPools): fc.Arbitrary<Write> {
             manufacturer: sometimes(textFrom(glass.manufacturer)),
             brand: sometimes(textFrom(glass.brand), 1),
             priceFrom: sometimes(moneyFrom(glass.price), 3),
+            exact: sometimes(fc.constantFrom('brand', 'manufacturer'), 1),
           })
           .map((query) => Object.entries(query) as [string, string | undefined][]),
         body: fc.record({
@@ -780,7 +804,8 @@ eachDatabase('the search index answers exactly as SQL does', (ctx) => {
       },
     )
 
-    const counts = { reads: 0, ok: 0, nonEmpty: 0, writes: 0, statuses: new Map<number, number>() }
+    const counts = { reads: 0, ok: 0, nonEmpty: 0, exactNonEmpty: 0, writes: 0, statuses: new Map<number, number>() }
+    const asksExact = (request: Request) => /[?&]exact=/.test(request.url) || /"exact":\[/.test(request.payload ?? '')
     const details = await fc.check(
       fc.asyncProperty(fc.array(step, { minLength: 3, maxLength: 12 }), async (steps) => {
         const done: string[] = []
@@ -809,6 +834,7 @@ eachDatabase('the search index answers exactly as SQL does', (ctx) => {
             counts.ok++
             if (!/^\{"(content|suggestions|values)":\[\]/.test(reference.body) && !/"total":0,/.test(reference.body)) {
               counts.nonEmpty++
+              if (asksExact(request)) counts.exactNonEmpty++
             }
           }
           const pairs: [string, FastifyInstance][] = [['SEARCH_INDEX=on', indexApp()]]
@@ -850,13 +876,15 @@ eachDatabase('the search index answers exactly as SQL does', (ctx) => {
 
     const served = searchIndexOf(indexApp()).served
     t.diagnostic(
-      `reads ${counts.reads} (200: ${counts.ok}, with results: ${counts.nonEmpty}), writes ${counts.writes}, ` +
+      `reads ${counts.reads} (200: ${counts.ok}, with results: ${counts.nonEmpty}, exact with results: ` +
+        `${counts.exactNonEmpty}), writes ${counts.writes}, ` +
         `statuses ${JSON.stringify(Object.fromEntries(counts.statuses))}, ` +
         `index answered ${served.index}, SQL ${served.sql}`,
     )
     // The generator reaches answers with results, not only refusals and empty pages.
     assert.ok(counts.ok > counts.reads / 2, `only ${counts.ok} of ${counts.reads} reads answered 200`)
     assert.ok(counts.nonEmpty > counts.ok / 3, `only ${counts.nonEmpty} of ${counts.ok} answers had results`)
+    assert.ok(counts.exactNonEmpty > 0, 'no read with exact filters had results')
     // The index really answered: the equality above was not SQL against SQL throughout.
     assert.ok(served.index > 0, `the index answered no request (SQL answered ${served.sql})`)
   })

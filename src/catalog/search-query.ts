@@ -19,10 +19,24 @@ import { kindQueries } from './kind-tables.js'
 /** Filter values as validated: text, or a decimal as a JSON number or numeric string; null/absent = no filter. */
 export type FilterValues = Readonly<Record<string, string | number | null | undefined>>
 
+/**
+ * The text filters (by name) compared whole rather than as substrings: equal normal forms (`optics_norm` of the
+ * key text), so a brand picked from a list does not also select every brand containing it. Beyond the contract.
+ */
+export type ExactFilters = readonly string[]
+
 export interface SearchRequest {
   readonly byPriceList: boolean
   readonly filters: FilterValues
+  readonly exact?: ExactFilters
   readonly page: PageRequest
+}
+
+/** A filter a request sets: its value, and for a text filter whether it is compared whole. */
+export interface ActiveFilter {
+  readonly filter: Filter
+  readonly value: string | number
+  readonly exact: boolean
 }
 
 type Row = Record<string, unknown>
@@ -40,19 +54,29 @@ export function containsSql(column: RawBuilder<unknown>, value: string): RawBuil
   return sql<SqlBool>`optics_norm(${column}) LIKE '%' || optics_norm(${escapeLike(value.trim())}) || '%'`
 }
 
+/** The condition "`column` equals `value`" on their normal forms (trimmed, lower case, `ё` as `е`). */
+export function equalsTextSql(column: RawBuilder<unknown>, value: string): RawBuilder<SqlBool> {
+  return sql<SqlBool>`optics_norm(${column}) = optics_norm(${value})`
+}
+
+/** A text filter's condition: whole (`exact`) or a substring. */
+export function textMatchSql(column: RawBuilder<unknown>, value: string, exact: boolean): RawBuilder<SqlBool> {
+  return exact ? equalsTextSql(column, value) : containsSql(column, value)
+}
+
 const decimalSql = (value: string | number) => sql`${String(value).trim()}::numeric`
 
-/** The active filters of a request: text trimmed and non-empty, numbers present. */
-export function activeFilters(kind: Kind, values: FilterValues): { filter: Filter; value: string | number }[] {
-  const active: { filter: Filter; value: string | number }[] = []
+/** The active filters of a request: text trimmed and non-empty (exact where `exact` names it), numbers present. */
+export function activeFilters(kind: Kind, values: FilterValues, exact: ExactFilters = []): ActiveFilter[] {
+  const active: ActiveFilter[] = []
   for (const filter of kind.filters) {
     const value = values[filter.name]
     if (value === null || value === undefined) continue
     if (filter.match === 'substring') {
       const textValue = String(value).trim()
-      if (textValue !== '') active.push({ filter, value: textValue })
+      if (textValue !== '') active.push({ filter, value: textValue, exact: exact.includes(filter.name) })
     } else if (String(value).trim() !== '') {
-      active.push({ filter, value })
+      active.push({ filter, value, exact: false })
     }
   }
   return active
@@ -64,9 +88,11 @@ function insideSql(low: RawBuilder<unknown>, high: RawBuilder<unknown>, value: s
   return sql<SqlBool>`((${low} IS NULL OR ${low} <= ${v}) AND (${high} IS NULL OR ${high} >= ${v}))`
 }
 
-/** The condition of one filter on a matview row `m`. */
-export function matviewCondition(filter: Filter, value: string | number): RawBuilder<SqlBool> {
-  if (filter.match === 'substring') return containsSql(sql.ref(`m.${filter.attribute.column}`), String(value))
+/** The condition of one filter on a matview row `m` (`exact`: a text filter compared whole). */
+export function matviewCondition(filter: Filter, value: string | number, exact = false): RawBuilder<SqlBool> {
+  if (filter.match === 'substring') {
+    return textMatchSql(sql.ref(`m.${filter.attribute.column}`), String(value), exact)
+  }
   if (filter.match === 'equals') return sql<SqlBool>`${sql.ref(`m.${filter.attribute.column}`)} = ${decimalSql(value)}`
   const { range } = filter
   const point = sql.ref(`m.${range.column}`)
@@ -84,8 +110,8 @@ export function matviewCondition(filter: Filter, value: string | number): RawBui
   return insideSql(from, to, value)
 }
 
-/** The condition of one filter on a price-list entry `e`. */
-export function entryCondition(kind: Kind, filter: Filter, value: string | number): RawBuilder<SqlBool> {
+/** The condition of one filter on a price-list entry `e` (`exact`: a text filter compared whole). */
+export function entryCondition(kind: Kind, filter: Filter, value: string | number, exact = false): RawBuilder<SqlBool> {
   if (filter.match === 'covers') {
     const { column } = filter.range
     return insideSql(sql.ref(`e.${column}_from`), sql.ref(`e.${column}_to`), value)
@@ -93,11 +119,13 @@ export function entryCondition(kind: Kind, filter: Filter, value: string | numbe
   const { attribute } = filter
   if (attribute.entry === 'none') {
     // The entry has no such value: keep it if it prices a SKU that has it.
-    return sql<SqlBool>`EXISTS (SELECT 1 FROM ${sql.table(kind.matview)} m WHERE m.price_id = e.id AND ${matviewCondition(filter, value)})`
+    return sql<SqlBool>`EXISTS (SELECT 1 FROM ${sql.table(kind.matview)} m WHERE m.price_id = e.id AND ${matviewCondition(filter, value, exact)})`
   }
   const column = sql.ref(`e.${attribute.column}`)
   const match =
-    filter.match === 'substring' ? containsSql(column, String(value)) : sql<SqlBool>`${column} = ${decimalSql(value)}`
+    filter.match === 'substring'
+      ? textMatchSql(column, String(value), exact)
+      : sql<SqlBool>`${column} = ${decimalSql(value)}`
   return attribute.entry === 'wildcard' ? sql<SqlBool>`(${column} IS NULL OR ${match})` : match
 }
 
@@ -133,8 +161,10 @@ export interface SearchQueries {
 }
 
 /** What identifies a search's total: kind, mode and the active filters (not the page or the order). */
-export function searchCountKey(kind: Kind, request: Pick<SearchRequest, 'byPriceList' | 'filters'>): string {
-  const filters = activeFilters(kind, request.filters).map(({ filter, value }) => [filter.name, String(value)])
+export function searchCountKey(kind: Kind, request: Pick<SearchRequest, 'byPriceList' | 'filters' | 'exact'>): string {
+  const filters = activeFilters(kind, request.filters, request.exact).map(({ filter, value, exact }) =>
+    exact ? [filter.name, String(value), 'exact'] : [filter.name, String(value)],
+  )
   return JSON.stringify(['search', kind.path, request.byPriceList, filters])
 }
 
@@ -168,8 +198,8 @@ export function buildSearchQuery(
 ): SearchQueries {
   const db = kindQueries(tables)
   const { byPriceList } = request
-  const conditions = activeFilters(kind, request.filters).map(({ filter, value }) =>
-    byPriceList ? entryCondition(kind, filter, value) : matviewCondition(filter, value),
+  const conditions = activeFilters(kind, request.filters, request.exact).map(({ filter, value, exact }) =>
+    byPriceList ? entryCondition(kind, filter, value, exact) : matviewCondition(filter, value, exact),
   )
   const from = byPriceList ? `${kind.priceTable} as e` : `${kind.matview} as m`
   const withFilters = <Q extends { where(condition: Expression<SqlBool>): Q }>(query: Q): Q =>

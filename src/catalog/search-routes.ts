@@ -12,6 +12,7 @@ import {
   NullableString,
   problemResponses,
 } from '../http/schemas.js'
+import { ExactFiltersSchema } from '../http/validation.js'
 import { readDataVersion, searchReads } from './catalog-state.js'
 import { type PageCaches, readCountedPage } from './counted-page.js'
 import type { Filter, ItemField, Kind } from './kind.js'
@@ -22,6 +23,7 @@ import {
   activeFilters,
   buildSearchQuery,
   DATA_VERSION,
+  type ExactFilters,
   type FilterValues,
   type SearchRequest,
   searchCountKey,
@@ -29,8 +31,11 @@ import {
 
 const SEARCH_DEFAULT_SIZE = 10
 
-/** A search body as validated: `byPriceList`, and the kind's filters (text, a decimal, or null). */
-export type SearchBody = { readonly byPriceList: boolean } & FilterValues
+/**
+ * A search body as validated: `byPriceList`, the kind's filters (text, a decimal, or null), and `exact` (the text
+ * filters compared whole; ExactFiltersSchema).
+ */
+export type SearchBody = { readonly byPriceList: boolean; readonly exact?: ExactFilters } & FilterValues
 
 /**
  * The request body of a kind's search: `byPriceList` and the kind's filters; unknown fields are ignored. The
@@ -46,10 +51,16 @@ export function searchBodySchema(kind: Kind): TUnsafe<SearchBody> {
         description: 'true: search the price list; false: search the matview (priced SKUs)',
       }),
       ...filters,
+      exact: Type.Optional(ExactFiltersSchema(textFilterNames(kind), '["brand"]')),
     },
     { title: `${kind.title} search`, additionalProperties: true },
   )
   return Type.Unsafe<SearchBody>(schema)
+}
+
+/** The kind's text filters: those `exact` may name. */
+export function textFilterNames(kind: Kind): string[] {
+  return kind.filters.filter((filter) => filter.match === 'substring').map((filter) => filter.name)
 }
 
 function filterSchema(filter: Filter): TSchema {
@@ -57,7 +68,7 @@ function filterSchema(filter: Filter): TSchema {
   if (filter.match === 'substring') {
     return NullableString({
       maxLength: MAX_TEXT_LENGTH,
-      description: `Case-insensitive substring; empty = no filter${beyond}`,
+      description: `Case-insensitive substring (whole where \`exact\` names it); empty = no filter${beyond}`,
     })
   }
   const description =
@@ -102,7 +113,7 @@ async function searchKind(
   const { page, size, sort } = request.page
   return readCountedPage(
     {
-      filtered: activeFilters(kind, request.filters).length > 0,
+      filtered: activeFilters(kind, request.filters, request.exact).length > 0,
       countKey,
       pageKey: JSON.stringify([countKey, page, size, sort]),
       page: request.page,
@@ -166,6 +177,7 @@ export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
           {
             byPriceList: filters.byPriceList,
             filters,
+            exact: filters.exact,
             page: parsePageRequest(request.query, {
               defaultSize: SEARCH_DEFAULT_SIZE,
               maxSize: app.config.maxPageSize,

@@ -1,5 +1,5 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely'
-import { containsSql } from '../catalog/search-query.js'
+import { textMatchSql } from '../catalog/search-query.js'
 import { compareDecimal, type DecimalValue, parseDecimal } from '../domain/decimal.js'
 import { canonicalText } from '../domain/key-text.js'
 import { messageText } from '../domain/messages.js'
@@ -10,7 +10,15 @@ import { badRequest, type FieldError, listFieldErrors } from '../http/problem.js
  * exactly the entries these conditions select, so what the price manager sees is what changes.
  */
 
-/** Active filters: text trimmed and non-empty, bounds as canonical decimal text; absent = no filter. */
+/** The text filters; each is a substring unless the filter's `exact` names it. */
+export const GLASS_PRICE_TEXT_FILTERS = ['manufacturer', 'brand', 'model'] as const
+export type GlassPriceTextFilter = (typeof GLASS_PRICE_TEXT_FILTERS)[number]
+
+/**
+ * Active filters: text trimmed and non-empty, bounds as canonical decimal text; absent = no filter. `exact`: the
+ * set text filters compared whole (equal normal forms), in the order of {@link GLASS_PRICE_TEXT_FILTERS}; absent
+ * when none is.
+ */
 export interface GlassPriceFilter {
   readonly manufacturer?: string
   readonly brand?: string
@@ -19,9 +27,10 @@ export interface GlassPriceFilter {
   readonly priceTo?: string
   readonly purchaseFrom?: string
   readonly purchaseTo?: string
+  readonly exact?: readonly GlassPriceTextFilter[]
 }
 
-const textFilters = ['manufacturer', 'brand', 'model'] as const
+const textFilters = GLASS_PRICE_TEXT_FILTERS
 const ranges = [
   ['priceFrom', 'priceTo'],
   ['purchaseFrom', 'purchaseTo'],
@@ -41,6 +50,7 @@ export function parseGlassPriceFilter(query: Readonly<Record<string, unknown>>):
     const trimmed = canonicalText(String(value)).trim()
     if (trimmed !== '') filter[name] = trimmed
   }
+  const exact = readExact(query.exact, errors).filter((name) => filter[name] !== undefined)
   const decimals: Record<string, DecimalValue> = {}
   for (const name of ranges.flat()) {
     const value = query[name]
@@ -63,18 +73,40 @@ export function parseGlassPriceFilter(query: Readonly<Record<string, unknown>>):
   if (errors.length > 0) {
     throw badRequest(messageText('validation.invalidFilters', { errors: listFieldErrors(errors) }), errors)
   }
-  return filter
+  return exact.length > 0 ? { ...filter, exact } : filter
+}
+
+/**
+ * The text filters `exact` names (a list, or one name; a command line may separate names with commas), in the
+ * order of {@link GLASS_PRICE_TEXT_FILTERS}. An unknown name is an error naming it (the API's schema refuses it
+ * first, in the same words).
+ */
+function readExact(value: unknown, errors: FieldError[]): GlassPriceTextFilter[] {
+  if (value === undefined || value === null) return []
+  const names = (Array.isArray(value) ? value : [value]).flatMap((item) => String(item).split(','))
+  const given = names.map((name) => name.trim()).filter((name) => name !== '')
+  const unknown = given.filter((name) => !(textFilters as readonly string[]).includes(name))
+  if (unknown.length > 0) {
+    errors.push({
+      field: 'exact',
+      message: messageText('validation.unknownNames', { names: unknown.join(', '), allowed: textFilters.join(', ') }),
+    })
+  }
+  return textFilters.filter((name) => given.includes(name))
 }
 
 /**
  * The SQL conditions of a filter on the glass price list aliased `e` (`glasses_price as e`); AND them all.
- * Substrings match as the nomenclature search does (case, `ё`, `%` and `_` literal); ranges are inclusive.
+ * Substrings match as the nomenclature search does (case, `ё`, `%` and `_` literal), exact text on equal normal
+ * forms; ranges are inclusive.
  */
 export function glassPriceFilterConditions(filter: GlassPriceFilter): RawBuilder<SqlBool>[] {
   const conditions: RawBuilder<SqlBool>[] = []
   for (const name of textFilters) {
     const value = filter[name]
-    if (value !== undefined) conditions.push(containsSql(sql.ref(`e.${name}`), value))
+    if (value !== undefined) {
+      conditions.push(textMatchSql(sql.ref(`e.${name}`), value, filter.exact?.includes(name) ?? false))
+    }
   }
   const bound = (column: 'price' | 'purchase', operator: '>=' | '<=', value: string | undefined) => {
     if (value !== undefined) {

@@ -132,7 +132,8 @@ export async function glassPriceRoutes(fastify: FastifyInstance): Promise<void> 
         operationId: 'listGlassPrices',
         summary: 'A page of the glass price list, filtered and sorted',
         description:
-          'Filters: case-insensitive substrings, inclusive price ranges (from > to → 400). Paging as Spring Data ' +
+          'Filters: case-insensitive substrings (whole where `exact` names them), inclusive price ranges ' +
+          '(from > to → 400). Paging as Spring Data ' +
           '(`page` from 0, `size` default 20).',
         querystring: GlassPriceListQuerySchema,
         response: { 200: PageSchema(GlassPriceListItemSchema), ...problemResponses(400, 503) },

@@ -8,7 +8,8 @@ import {
   NullableInteger,
   NullableString,
 } from '../http/schemas.js'
-import { StringEnum } from '../http/validation.js'
+import { ExactFiltersSchema, StringEnum } from '../http/validation.js'
+import { GLASS_PRICE_TEXT_FILTERS } from './glass-price-filter.js'
 
 /*
  * The wire shapes of the glass price list: the contract's entry, listing item and bulk change, and the history
@@ -90,6 +91,7 @@ export const glassPriceFilterQueryProperties = {
   manufacturer: Type.Optional(Type.String({ description: textFilterDescription })),
   brand: Type.Optional(Type.String({ description: textFilterDescription })),
   model: Type.Optional(Type.String({ description: textFilterDescription })),
+  exact: Type.Optional(ExactFiltersSchema(GLASS_PRICE_TEXT_FILTERS, 'exact=brand&exact=model')),
   priceFrom: Type.Optional(QueryDecimal('Retail price ≥ this (inclusive)')),
   priceTo: Type.Optional(QueryDecimal('Retail price ≤ this (inclusive)')),
   purchaseFrom: Type.Optional(QueryDecimal('Purchase price ≥ this (inclusive)')),

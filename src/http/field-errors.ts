@@ -38,9 +38,20 @@ const limitMessages: Readonly<Record<string, MessageKey>> = {
 /** Turns schema validation errors into one `{field, message}` per field, in words a front-end developer reads. */
 export function fieldErrors(validation: readonly AjvError[]): FieldError[] {
   const byField = new Map<string, string>()
+  // A list of names (`exact`): the unknown ones are named together, on the list's own field.
+  const unknownNames = new Map<string, { names: string[]; allowed: string }>()
   for (const error of validation) {
     let field = error.instancePath.replace(/^\//, '').replace(/\//g, '.').replace(/~1/g, '/').replace(/~0/g, '~')
     let message: string
+    const item = /^(.+)\.\d+$/.exec(field)
+    if (item && error.keyword === 'enum' && typeof error.data === 'string') {
+      const list = item[1] as string
+      const allowed = ((error.params.allowedValues as unknown[] | undefined) ?? []).map(String).join(', ')
+      const entry = unknownNames.get(list) ?? { names: [], allowed }
+      if (!entry.names.includes(error.data)) entry.names.push(error.data)
+      unknownNames.set(list, entry)
+      continue
+    }
     if (error.keyword === 'required') {
       const missing = String(error.params.missingProperty ?? '')
       field = field ? `${field}.${missing}` : missing
@@ -73,6 +84,10 @@ export function fieldErrors(validation: readonly AjvError[]): FieldError[] {
     }
     if (field === '') field = '(body)'
     if (!byField.has(field)) byField.set(field, message)
+  }
+  for (const [field, { names, allowed }] of unknownNames) {
+    if (!byField.has(field))
+      byField.set(field, messageText('validation.unknownNames', { names: names.join(', '), allowed }))
   }
   return [...byField].map(([field, message]) => ({ field, message }))
 }

@@ -97,6 +97,19 @@ export function registerValidation(app: FastifyInstance): void {
 export const StringEnum = <const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options })
 
+/**
+ * The `exact` list of a search or a filter (beyond the contract): which of the text filters `names` are compared
+ * whole, i.e. the normal forms equal (trimmed, lower case, `ё` as `е`, invisible characters removed, no-break
+ * spaces made spaces, NFC), rather than as substrings. A name without its filter set changes nothing; an unknown
+ * one is a 400 naming it.
+ */
+export const ExactFiltersSchema = (names: readonly string[], example: string) =>
+  Type.Array(StringEnum(names), {
+    description:
+      `Text filters compared whole rather than as substrings (beyond the contract): their normal forms equal ` +
+      `(trimmed, case and ё/е ignored, no-break spaces as spaces), e.g. ${example}. Allowed: ${names.join(', ')}`,
+  })
+
 export type { TSchema }
 
 /*

@@ -59,7 +59,7 @@ export interface KindStatus {
   readonly stale: boolean
 }
 
-export type SearchBody = Readonly<Record<string, string | boolean>>
+export type SearchBody = Readonly<Record<string, string | boolean | readonly string[]>>
 
 export interface Paging {
   readonly page: number

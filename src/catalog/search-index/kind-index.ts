@@ -1,17 +1,22 @@
 import type { RawClient } from '../../db/database.js'
 import { compareDecimal, type DecimalValue, parseDecimal } from '../../domain/decimal.js'
-import type { GlassPriceFilter } from '../../glass-prices/glass-price-filter.js'
+import { GLASS_PRICE_TEXT_FILTERS, type GlassPriceFilter } from '../../glass-prices/glass-price-filter.js'
 import type { GlassPriceListItem, SortColumn, SortDirection } from '../../glass-prices/glass-price-schemas.js'
 import { buildPage, type Page, type PageRequest } from '../../http/page.js'
 import { FACET_VALUES, type Facets, facetFields, type NumericFacet, type TextFacet } from '../facets.js'
 import type { Filter, ItemField, Kind, Range, ValueType } from '../kind.js'
-import { activeFilters, type FilterValues, resolveSort, type SearchRequest } from '../search-query.js'
+import {
+  activeFilters,
+  type ExactFilters,
+  type FilterValues,
+  resolveSort,
+  type SearchRequest,
+} from '../search-query.js'
 import { type FieldValues, indexedForSimilarity, suggestionText, trigramPostings } from '../suggest.js'
 import {
   type Condition,
   codeCondition,
   compareCondition,
-  containsCondition,
   matchRows,
   normSortKey,
   orNull,
@@ -20,6 +25,7 @@ import {
   sortedWindow,
   sortKey,
   substringCandidates,
+  textCondition,
   type ValueCondition,
   withRowFlags,
 } from './matching.js'
@@ -490,9 +496,10 @@ function matviewConditions(
   filter: Filter,
   value: string | number,
   norm: (text: string) => string,
+  exact = false,
 ): Condition[] {
   if (filter.match === 'substring') {
-    return [containsCondition(columnOf(table, filter.attribute.column), norm(String(value)))]
+    return [textCondition(columnOf(table, filter.attribute.column), norm(String(value)), exact)]
   }
   if (filter.match === 'equals') {
     return [compareCondition(columnOf(table, filter.attribute.column), decimalOf(value), (c) => c === 0)]
@@ -575,12 +582,13 @@ function entryConditions(
   filter: Filter,
   value: string | number,
   norm: (text: string) => string,
+  exact = false,
 ): Condition[] {
   if (filter.match === 'covers') return insideConditions(prices, filter.range.column, value)
   const { attribute } = filter
   if (attribute.entry === 'none') {
     // Entries that price at least one matview row matching the filter.
-    const rows = matchRows(matview, matviewConditions(matview, filter, value, norm), true)
+    const rows = matchRows(matview, matviewConditions(matview, filter, value, norm, exact), true)
     const entryRows = entryRowsOf(matview, prices)
     const hit = new Uint8Array(prices.rows)
     const entries = new Uint32Array(Math.min(rows.length, prices.rows))
@@ -596,7 +604,7 @@ function entryConditions(
   const column = columnOf(prices, attribute.column)
   const condition =
     filter.match === 'substring'
-      ? containsCondition(column, norm(String(value)))
+      ? textCondition(column, norm(String(value)), exact)
       : compareCondition(column, decimalOf(value), (c) => c === 0)
   return [attribute.entry === 'wildcard' ? orNull(condition) : condition]
 }
@@ -619,12 +627,13 @@ function filterConditions(
   byPriceList: boolean,
   filters: FilterValues,
   norm: (text: string) => string,
+  exactFilters?: ExactFilters,
 ): { filter: Filter; conditions: Condition[] }[] {
-  return activeFilters(kind, filters).map(({ filter, value }) => ({
+  return activeFilters(kind, filters, exactFilters).map(({ filter, value, exact }) => ({
     filter,
     conditions: byPriceList
-      ? entryConditions(tables.prices, tables.matview, filter, value, norm)
-      : matviewConditions(tables.matview, filter, value, norm),
+      ? entryConditions(tables.prices, tables.matview, filter, value, norm, exact)
+      : matviewConditions(tables.matview, filter, value, norm, exact),
   }))
 }
 
@@ -640,7 +649,9 @@ export function searchTables(
 ): Page<Record<string, unknown>> {
   const { byPriceList } = request
   const table: Table = byPriceList ? tables.prices : tables.matview
-  const conditions = filterConditions(kind, tables, byPriceList, request.filters, norm).flatMap((f) => f.conditions)
+  const conditions = filterConditions(kind, tables, byPriceList, request.filters, norm, request.exact).flatMap(
+    (f) => f.conditions,
+  )
   const sorted = resolveSort(kind, request.page.sort)
   const { page, size } = request.page
   const from = page * size
@@ -960,9 +971,10 @@ export function facetTables(
   byPriceList: boolean,
   filters: FilterValues,
   norm: (text: string) => string,
+  exact?: ExactFilters,
 ): Facets {
   const table: Table = byPriceList ? tables.prices : tables.matview
-  const active = filterConditions(kind, tables, byPriceList, filters, norm)
+  const active = filterConditions(kind, tables, byPriceList, filters, norm, exact)
   const matching = (except?: Filter): Uint32Array | undefined => {
     const conditions = active.filter((a) => a.filter !== except).flatMap((a) => a.conditions)
     // All matches are kept while the other fields count; a field's own are counted at once (borrowed).
@@ -1109,8 +1121,8 @@ export interface IndexedListing {
 }
 
 /**
- * A page of the glass price listing from the price table, as `buildListingQueries` computes it: substring and
- * inclusive bound filters, ordered by the sort column's value (PARAMETERS: the normalised keys byte-wise) and the
+ * A page of the glass price listing from the price table, as `buildListingQueries` computes it: substring (or
+ * exact) and inclusive bound filters, ordered by the sort column's value (PARAMETERS: the normalised keys byte-wise) and the
  * id, every key in the requested direction.
  */
 export function listingTable(
@@ -1120,9 +1132,11 @@ export function listingTable(
 ): Page<GlassPriceListItem> {
   const { filter } = request
   const conditions: Condition[] = []
-  for (const name of ['manufacturer', 'brand', 'model'] as const) {
+  for (const name of GLASS_PRICE_TEXT_FILTERS) {
     const value = filter[name]
-    if (value !== undefined) conditions.push(containsCondition(columnOf(prices, name), norm(value)))
+    if (value !== undefined) {
+      conditions.push(textCondition(columnOf(prices, name), norm(value), filter.exact?.includes(name) ?? false))
+    }
   }
   const bound = (column: string, value: string | undefined, test: (comparison: number) => boolean) => {
     if (value !== undefined) conditions.push(compareCondition(columnOf(prices, column), decimalOf(value), test))

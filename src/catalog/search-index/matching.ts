@@ -146,6 +146,27 @@ export function containsCondition(column: Column, needle: string): ValueConditio
   return codesCondition(column, Uint32Array.from(found))
 }
 
+/** Codes of `column` whose normalised text equals `needle` (already normalised). */
+export function equalsTextCondition(column: Column, needle: string): ValueCondition {
+  const byNorm = column.memo('codes by norm', () => {
+    const codes = new Map<string, number[]>()
+    const { norms } = column
+    for (let code = 1; code < column.distinct; code++) {
+      const text = norms[code] as string
+      const list = codes.get(text)
+      if (list) list.push(code)
+      else codes.set(text, [code])
+    }
+    return codes
+  })
+  return codesCondition(column, Uint32Array.from(byNorm.get(needle) ?? []))
+}
+
+/** A text filter's codes: whole (`exact`) or a substring; `needle` already normalised. */
+export function textCondition(column: Column, needle: string, exact: boolean): ValueCondition {
+  return exact ? equalsTextCondition(column, needle) : containsCondition(column, needle)
+}
+
 /** Codes of a numeric column whose value compares to `value` as `test` says. */
 export function compareCondition(
   column: Column,

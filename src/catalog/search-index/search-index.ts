@@ -8,7 +8,7 @@ import type { Page } from '../../http/page.js'
 import type { Facets } from '../facets.js'
 import type { ItemField, Kind } from '../kind.js'
 import { kinds as allKinds, glasses } from '../kinds.js'
-import { activeFilters, type FilterValues, type SearchRequest } from '../search-query.js'
+import { activeFilters, type ExactFilters, type FilterValues, type SearchRequest } from '../search-query.js'
 import type { FieldValues } from '../suggest.js'
 import {
   applyMatviewChanges,
@@ -174,9 +174,9 @@ export class SearchIndex implements SearchIndexService {
   }
 
   /** The facets of a search body (prescription already read), or undefined when SQL must answer. */
-  facets(kind: Kind, byPriceList: boolean, filters: FilterValues): Promise<Facets | undefined> {
+  facets(kind: Kind, byPriceList: boolean, filters: FilterValues, exact?: ExactFilters): Promise<Facets | undefined> {
     return this.#answer(kind, byPriceList, filters, (tables, norm) =>
-      facetTables(kind, tables, byPriceList, filters, norm),
+      facetTables(kind, tables, byPriceList, filters, norm, exact),
     )
   }
 

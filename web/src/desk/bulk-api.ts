@@ -1,5 +1,5 @@
 import type { Api } from '../api.js'
-import { FILTER_NAMES, type Filters, PRICES } from './prices-api.js'
+import { type Filters, filterParams, PRICES } from './prices-api.js'
 
 /*
  * The glass price list's writes as the desk calls them: the bulk change (dry run, apply), the revert of a change,
@@ -139,13 +139,9 @@ export function newIdempotencyKey(): string {
   return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')
 }
 
-/** The query string of the filters: blank ones left out. */
+/** The query string of the filters: blank ones left out, `exact` for the text filters picked from a list. */
 export function filterQuery(filters: Filters, extra: Readonly<Record<string, string>> = {}): URLSearchParams {
-  const query = new URLSearchParams()
-  for (const field of FILTER_NAMES) {
-    const value = filters[field]?.trim()
-    if (value) query.set(field, value)
-  }
+  const query = filterParams(filters)
   for (const [name, value] of Object.entries(extra)) query.set(name, value)
   return query
 }

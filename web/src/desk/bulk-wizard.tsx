@@ -15,7 +15,15 @@ import {
   Problem,
   type Rounding,
 } from './bulk-api.js'
-import { checkFilters, errorsAt, type FieldErrors, FilterFields, sentFilters, TextField } from './desk-fields.js'
+import {
+  checkFilters,
+  describeSelection,
+  errorsAt,
+  type FieldErrors,
+  FilterFields,
+  sentFilters,
+  TextField,
+} from './desk-fields.js'
 import { describeFormula, isDecimalOrBlank, normaliseDecimal } from './formula.js'
 import type { Filters } from './prices-api.js'
 import { UndoChange } from './undo-change.js'
@@ -216,6 +224,20 @@ export function BulkChangeScreen({ api, t }: { readonly api: Api; readonly t: Tr
     setFailure((error as Error).message)
   }
 
+  /** The selection in words: the filters (exact or contains), then the band of the base price. */
+  const selectionWords = () => {
+    const band = [
+      ['baseFrom', body.priceFrom],
+      ['baseTo', body.priceTo],
+    ] as const
+    return describeSelection(
+      sent,
+      t,
+      band.flatMap(([label, value]) =>
+        value === undefined ? [] : [t('selectionBound', { field: t(label), value: String(value) })],
+      ),
+    )
+  }
   const stepHeading = (label: MessageKey) => (
     <h3 tabIndex={-1} ref={heading}>
       {t('stepOf', { step, steps: STEPS.length, title: t(label) })}
@@ -309,7 +331,7 @@ export function BulkChangeScreen({ api, t }: { readonly api: Api; readonly t: Tr
           {stepHeading('stepSelection')}
           <fieldset>
             <legend>{t('listingFilters')}</legend>
-            <FilterFields prefix="filter" filters={filters} errors={errors} onChange={editFilters} t={t} />
+            <FilterFields api={api} prefix="filter" filters={filters} errors={errors} onChange={editFilters} t={t} />
           </fieldset>
           <fieldset>
             <legend>{t('baseBand')}</legend>
@@ -492,6 +514,9 @@ export function BulkChangeScreen({ api, t }: { readonly api: Api; readonly t: Tr
             </>
           ) : (
             <>
+              <p class="selection-summary" id="selection-summary">
+                {t('selectionSummary', { selection: selectionWords(), count: preview.selectedCount })}
+              </p>
               <p class="confirm-text">{t('confirmText', { count: preview.changedCount })}</p>
               <p class="formula">{describeFormula(body, t)}</p>
               <div class="actions">

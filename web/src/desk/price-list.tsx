@@ -5,6 +5,7 @@ import type { Language, MessageKey } from '../i18n/index.js'
 import { Pager } from '../pager.js'
 import { useSession } from '../session.js'
 import { ConfirmDialog } from './confirm-dialog.js'
+import { TextFilterField, usePriceListValues } from './desk-fields.js'
 import { entryRoute, fieldLabel, formatDay, formatMoney } from './desk-format.js'
 import { EntryHistory } from './entry-history.js'
 import {
@@ -20,6 +21,7 @@ import {
   type PriceRow,
   PricesApi,
   type SortColumn,
+  TEXT_FILTER_NAMES,
 } from './prices-api.js'
 import './desk.css'
 
@@ -27,12 +29,13 @@ import './desk.css'
  * The price manager's desk: the glass price list as a grid. Filters search as one types (a pause, and a newer
  * search aborts the older one); the four sortable columns are header buttons; a row is edited in place and saved
  * with the ETag read when the edit began (If-Match), so a change someone made meanwhile is never overwritten.
- * `#/prices?entry=42` opens one entry: the grid filtered to its key, and its history.
+ * `#/prices?entry=42` opens one entry: the grid filtered to its key (exactly), and its history. A filter value
+ * picked from its list is exact ("= Ray-Ban"), a typed one a substring.
  */
 
 const TYPING_DELAY_MS = 150
 
-const textFilters = ['manufacturer', 'brand', 'model'] as const
+const textFilters = TEXT_FILTER_NAMES
 const bandFilters = [
   ['priceFrom', 'priceTo'],
   ['purchaseFrom', 'purchaseTo'],
@@ -156,7 +159,12 @@ export function PriceListScreen({ api, language, t }: PriceListProps) {
       prices
         .read(id, controller.signal)
         .then(({ entry }) => {
-          setFilters({ manufacturer: entry.manufacturer, brand: entry.brand, model: entry.model })
+          setFilters({
+            manufacturer: entry.manufacturer,
+            brand: entry.brand,
+            model: entry.model,
+            exact: textFilters,
+          })
           setPage(0)
         })
         .catch((reason: unknown) => {
@@ -178,6 +186,7 @@ export function PriceListScreen({ api, language, t }: PriceListProps) {
   }
 
   const lastPage = list ? Math.max(list.totalPages - 1, 0) : 0
+  const values = usePriceListValues(api, filters)
   const goTo = (target: number) => setPage(Math.min(Math.max(target, 0), lastPage))
   // PageUp / PageDown turn pages, as in the counter search, unless the focus is in a field (or a dialog is open).
   const turnPage = useRef<(event: KeyboardEvent) => void>(() => {})
@@ -391,17 +400,21 @@ export function PriceListScreen({ api, language, t }: PriceListProps) {
       >
         <div class="fields">
           {textFilters.map((name) => (
-            <div class="field" key={name}>
-              <label for={`filter-${name}`}>{t(filterLabel[name])}</label>
-              <input
-                id={`filter-${name}`}
-                name={name}
-                type="search"
-                autocomplete="off"
-                value={filters[name] ?? ''}
-                onInput={(event) => setFilter(name, event.currentTarget.value)}
-              />
-            </div>
+            <TextFilterField
+              key={name}
+              api={api}
+              id={`filter-${name}`}
+              name={name}
+              label={t(filterLabel[name])}
+              filters={filters}
+              values={values}
+              onChange={(next) => {
+                delay.current = TYPING_DELAY_MS
+                setFilters(next)
+                setPage(0)
+              }}
+              t={t}
+            />
           ))}
           {bandFilters.flat().map((name) => {
             const error = filterErrors[name]

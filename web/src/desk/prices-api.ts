@@ -48,7 +48,30 @@ export const FILTER_NAMES = [
   'purchaseTo',
 ] as const
 export type FilterName = (typeof FILTER_NAMES)[number]
-export type Filters = Readonly<Partial<Record<FilterName, string>>>
+/** The text filters: substrings, unless `exact` names them (a value picked from a list). */
+export const TEXT_FILTER_NAMES = ['manufacturer', 'brand', 'model'] as const
+export type TextFilterName = (typeof TEXT_FILTER_NAMES)[number]
+export type Filters = Readonly<Partial<Record<FilterName, string>>> & {
+  /** The text filters compared whole (the API's `exact`), not as substrings. */
+  readonly exact?: readonly TextFilterName[]
+}
+
+/** The query parameters of the filters: blank ones left out, `exact` for the set text filters it names. */
+export function filterParams(filters: Filters, decimal: (value: string) => string = (value) => value): URLSearchParams {
+  const params = new URLSearchParams()
+  for (const name of FILTER_NAMES) {
+    const value = filters[name]?.trim()
+    if (value) params.set(name, name.endsWith('From') || name.endsWith('To') ? decimal(value) : value)
+  }
+  for (const name of filters.exact ?? []) if (filters[name]?.trim()) params.append('exact', name)
+  return params
+}
+
+/** `filters` with `name` set to `value`, exact or (typed) a substring. */
+export function withTextFilter(filters: Filters, name: TextFilterName, value: string, exact: boolean): Filters {
+  const others = (filters.exact ?? []).filter((other) => other !== name)
+  return { ...filters, [name]: value, exact: exact ? [...others, name] : others }
+}
 
 export interface ListQuery {
   readonly filters: Filters
@@ -171,12 +194,9 @@ export class PricesApi {
   }
 
   async list(query: ListQuery, signal: AbortSignal): Promise<PageOf<PriceRow>> {
-    const params = new URLSearchParams({ page: String(query.page), size: String(query.size) })
-    for (const name of FILTER_NAMES) {
-      const value = query.filters[name]?.trim()
-      if (!value) continue
-      params.set(name, name.endsWith('From') || name.endsWith('To') ? decimalText(value) : value)
-    }
+    const params = filterParams(query.filters, decimalText)
+    params.set('page', String(query.page))
+    params.set('size', String(query.size))
     if (query.sort) {
       params.set('sortColumn', query.sort.column)
       params.set('sortDirection', query.sort.direction)

@@ -349,7 +349,7 @@ export function TransferScreen({ api, t }: { readonly api: Api; readonly t: Tran
         >
           <fieldset>
             <legend>{t('listingFilters')}</legend>
-            <FilterFields prefix="export" filters={filters} errors={errors} onChange={setFilters} t={t} />
+            <FilterFields api={api} prefix="export" filters={filters} errors={errors} onChange={setFilters} t={t} />
           </fieldset>
           <div class="field format">
             <label for="export-format">{t('fileFormat')}</label>

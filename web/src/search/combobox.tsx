@@ -12,9 +12,15 @@ interface ComboboxProps {
   readonly values: readonly Suggestion[]
   /** Suggestions for what is typed, typos forgiven. */
   readonly suggest: (q: string, signal: AbortSignal) => Promise<Suggestion[]>
+  /** Typed text: a substring. */
   readonly onInput: (value: string) => void
-  /** The value is final (an option chosen, or Enter): search now. */
+  /** The typed value is final (Enter): search now. */
   readonly onCommit: (value: string) => void
+  /** A value picked from the list: an exact filter (the API's `exact`), searched now. */
+  readonly onPick: (value: string) => void
+  /** Whether the value is exact (picked); the mark beside it turns it back into a substring (`onContains`). */
+  readonly exact: boolean
+  readonly onContains: () => void
   readonly t: Translate
 }
 
@@ -22,7 +28,9 @@ const SUGGEST_DELAY_MS = 120
 
 /**
  * A text filter with a list of values (WAI-ARIA combobox): the facet values while it is empty, suggestions as
- * one types; ↑ ↓ move through them, Enter takes one (or searches at once), Escape closes the list.
+ * one types; ↑ ↓ move through them, Enter takes one (or commits the typed text and submits the form), Escape
+ * closes the list. A value taken from the list is exact ("= Ray-Ban" beside the field, which a click turns back
+ * into "contains"); typed text is a substring.
  */
 export function Combobox(props: ComboboxProps) {
   const { name, id, label, value, values, t } = props
@@ -54,10 +62,13 @@ export function Combobox(props: ComboboxProps) {
   const listId = `${id}-list`
   const optionId = (index: number) => `${id}-option-${index}`
 
-  const choose = (chosen: string) => {
+  const close = () => {
     setOpen(false)
     setActive(-1)
-    props.onCommit(chosen)
+  }
+  const choose = (chosen: string) => {
+    close()
+    props.onPick(chosen)
   }
 
   const onKeyDown = (event: KeyboardEvent) => {
@@ -69,9 +80,15 @@ export function Combobox(props: ComboboxProps) {
         event.key === 'ArrowDown' ? Math.min(current + 1, last) : Math.max(current - 1, open ? 0 : last),
       )
     } else if (event.key === 'Enter') {
-      event.preventDefault()
       const option = open && active >= 0 ? options[active] : undefined
-      choose(option ? option.value : value)
+      if (option) {
+        event.preventDefault()
+        choose(option.value)
+      } else {
+        // The typed value: committed, and the Enter goes on to the form (a wizard's step is submitted).
+        close()
+        props.onCommit(value)
+      }
     } else if (event.key === 'Escape') {
       setOpen(false)
       setActive(-1)
@@ -79,6 +96,7 @@ export function Combobox(props: ComboboxProps) {
   }
 
   const expanded = open && options.length > 0
+  const markId = `${id}-exact`
   return (
     <div class="field combobox">
       <label for={id}>{label}</label>
@@ -93,6 +111,7 @@ export function Combobox(props: ComboboxProps) {
         aria-expanded={expanded}
         aria-controls={listId}
         aria-activedescendant={expanded && active >= 0 ? optionId(active) : undefined}
+        aria-describedby={props.exact ? markId : undefined}
         value={value}
         onInput={(event) => {
           props.onInput(event.currentTarget.value)
@@ -122,6 +141,16 @@ export function Combobox(props: ComboboxProps) {
         ))}
       </div>
       {open && options.length === 0 && q === '' ? <span class="hint">{t('noValues')}</span> : null}
+      {props.exact && q !== '' ? (
+        <span class="exact-mark" id={markId}>
+          <span class="exact-value" title={t('exactTitle')}>
+            = {q}
+          </span>{' '}
+          <button type="button" class="link" onClick={props.onContains}>
+            {t('exactToContains')}
+          </button>
+        </span>
+      ) : null}
     </div>
   )
 }

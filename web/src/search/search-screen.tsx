@@ -15,12 +15,14 @@ import { ResultsTable } from './results-table.js'
 
 interface KindQuery {
   readonly values: Readonly<Record<string, string>>
+  /** The text fields whose value was picked from a list: exact filters (the API's `exact`). */
+  readonly exact: readonly string[]
   readonly page: number
   readonly size: number
   readonly sort: string
 }
 
-const emptyQuery: KindQuery = { values: {}, page: 0, size: 20, sort: '' }
+const emptyQuery: KindQuery = { values: {}, exact: [], page: 0, size: 20, sort: '' }
 /**
  * Typing waits this long for the next key (a newer search cancels an older one anyway, so it can be short);
  * anything else (a page, a sort, Enter) searches at once. The drop-downs' values can wait longer.
@@ -36,19 +38,26 @@ interface SearchScreenProps {
   readonly t: Translate
 }
 
-/** The search body of a query: `byPriceList` and every non-blank field, or undefined while a field is invalid. */
+/**
+ * The search body of a query: `byPriceList`, every non-blank field and `exact` (those picked from a list), or
+ * undefined while a field is invalid.
+ */
 function searchBody(form: KindForm, query: KindQuery, byPriceList: boolean): SearchBody | undefined {
-  const body: Record<string, string | boolean> = { byPriceList }
+  const body: Record<string, string | boolean | string[]> = { byPriceList }
+  const exact: string[] = []
   for (const field of form.fields) {
     const raw = query.values[field.name] ?? ''
     if (field.input === 'text') {
-      if (raw.trim() !== '') body[field.name] = raw
+      if (raw.trim() === '') continue
+      body[field.name] = raw
+      if (query.exact.includes(field.name)) exact.push(field.name)
       continue
     }
     const check = checkNumber(field, raw)
     if (!check.ok) return undefined
     if (check.value !== '') body[field.name] = check.value
   }
+  if (exact.length > 0) body.exact = exact
   return body
 }
 
@@ -72,8 +81,11 @@ export function SearchScreen({ api, forms, language, t }: SearchScreenProps) {
     delay.current = wait
     setQueries((all) => ({ ...all, [form.kind]: { ...(all[form.kind] ?? emptyQuery), ...change } }))
   }
-  const setValue = (name: string, value: string, wait: number) =>
-    update({ values: { ...query.values, [name]: value }, page: 0 }, wait)
+  /** Sets a field's value: exact when picked from a list, else (typed) a substring. */
+  const setValue = (name: string, value: string, wait: number, exact = false) => {
+    const others = query.exact.filter((other) => other !== name)
+    update({ values: { ...query.values, [name]: value }, exact: exact ? [...others, name] : others, page: 0 }, wait)
+  }
 
   // The page of results: debounced while typing; each run aborts the previous one.
   useEffect(() => {
@@ -236,7 +248,10 @@ export function SearchScreen({ api, forms, language, t }: SearchScreenProps) {
                     values={facets?.text[field.name]?.values ?? []}
                     suggest={(q, signal) => api.suggest(form.kind, field.name, q, byPriceList, signal)}
                     onInput={(text) => setValue(field.name, text, TYPING_DELAY_MS)}
-                    onCommit={(text) => setValue(field.name, text, 0)}
+                    onCommit={(text) => setValue(field.name, text, 0, query.exact.includes(field.name))}
+                    onPick={(text) => setValue(field.name, text, 0, true)}
+                    exact={query.exact.includes(field.name)}
+                    onContains={() => setValue(field.name, value, 0)}
                     t={t}
                   />
                 )
