@@ -263,6 +263,9 @@ export async function glassPriceRoutes(fastify: FastifyInstance): Promise<void> 
         tags,
         operationId: 'listGlassPriceChanges',
         summary: 'The changes (batches) of the glass price list, newest first',
+        description:
+          'A scheduled bulk change appears here once applied (its parameters carry `scheduled` and `effectiveAt`); ' +
+          'while pending, cancelled or refused it is listed by GET …/scheduled.',
         querystring: Type.Object(pagingQueryProperties(LISTING_DEFAULT_SIZE)),
         response: { 200: PageSchema(PriceChangeSchema), ...problemResponses(503) },
       },

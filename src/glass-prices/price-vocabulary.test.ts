@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import {
   changeCount,
@@ -13,7 +14,7 @@ import {
   waitFor,
 } from '../../test/fixtures/glass-prices.js'
 import { buildPgliteTemplate, buildTestApp, eachDatabase, useTestApp } from '../../test/harness.js'
-import { openDatabase } from '../db/database.js'
+import { type Database, openDatabase } from '../db/database.js'
 
 /*
  * The price manager's vocabulary of the bulk change: a percentage markup or discount, price endings to the
@@ -254,60 +255,43 @@ eachDatabase('bulk change vocabulary', (ctx) => {
   })
 
   test('a change that fell due while the service was down runs at the next start', async () => {
-    if (ctx.target === 'postgres') {
-      const [id] = await seedEntries(ctx.db, [entry('R 1', 1000)])
-      await app().close()
-      const down = await buildTestApp(ctx.db)
-      const scheduled = await down.inject({
-        method: 'POST',
-        url: `${pricesPath}/list?brand=Words`,
-        payload: { ...retail, percent: 50, round: 'WHOLE', effectiveAt: new Date(Date.now() + 300).toISOString() },
-      })
-      assert.equal(scheduled.statusCode, 202, scheduled.body)
-      await down.close()
-      await new Promise((resolve) => setTimeout(resolve, 500))
-      assert.equal(await priceOf(id!), '1000.00')
-      const restarted = await buildTestApp(await ctx.openAnother())
-      try {
-        await waitFor(async () => (await priceOf(id!)) === '1500.00')
-      } finally {
-        await restarted.close()
-      }
-      return
+    // The suite's own instance is stopped; each life of the service opens the database anew: another connection
+    // set to the server's schema, or the embedded data directory closed and opened again.
+    await app().close()
+    const dataDir = ctx.target === 'pglite' ? join(mkdtempSync(join(tmpdir(), 'optics-scheduled-')), 'data') : undefined
+    const open = () => (dataDir === undefined ? ctx.openAnother() : openDatabase({ dataDir }))
+    const stop = async (service: FastifyInstance, db: Database) => {
+      await service.close()
+      if (dataDir !== undefined) await db.close()
     }
-    // The embedded database: the data directory closed and opened again.
-    const dataDir = join(mkdtempSync(join(tmpdir(), 'optics-scheduled-')), 'data')
+    const price = async (db: Database) =>
+      (await sql<{ price: string }>`SELECT price FROM glasses_price WHERE model = 'R 1'`.execute(db.primary)).rows[0]
+        ?.price
     try {
-      await buildPgliteTemplate(dataDir)
-      let db = await openDatabase({ dataDir })
-      let service = await buildTestApp(db)
+      if (dataDir !== undefined) await buildPgliteTemplate(dataDir)
+      let db = await open()
       await seedEntries(db, [entry('R 1', 1000)])
+      let service = await buildTestApp(db)
       const scheduled = await service.inject({
         method: 'POST',
         url: `${pricesPath}/list?brand=Words`,
         payload: { ...retail, percent: 50, round: 'WHOLE', effectiveAt: new Date(Date.now() + 300).toISOString() },
       })
       assert.equal(scheduled.statusCode, 202, scheduled.body)
-      await service.close()
-      await db.close()
+      await stop(service, db)
       await new Promise((resolve) => setTimeout(resolve, 500))
-      db = await openDatabase({ dataDir })
+      db = await open()
+      assert.equal(await price(db), '1000.00')
       service = await buildTestApp(db)
       try {
-        await waitFor(async () => {
-          const { rows } = await sql<{ price: string }>`SELECT price FROM glasses_price`.execute(db.primary)
-          return rows[0]?.price === '1500.00'
-        })
-        const state = (
-          await service.inject({ method: 'GET', url: `${pricesPath}/scheduled/${scheduled.json().id}` })
-        ).json()
-        assert.equal(state.state, 'applied')
+        await waitFor(async () => (await price(db)) === '1500.00')
+        const state = await service.inject({ method: 'GET', url: `${pricesPath}/scheduled/${scheduled.json().id}` })
+        assert.equal(state.json().state, 'applied')
       } finally {
-        await service.close()
-        await db.close()
+        await stop(service, db)
       }
     } finally {
-      rmSync(join(dataDir, '..'), { recursive: true, force: true })
+      if (dataDir !== undefined) rmSync(join(dataDir, '..'), { recursive: true, force: true })
     }
   })
 })
