@@ -279,6 +279,25 @@ export function BulkChangeScreen({ api, t }: { readonly api: Api; readonly t: Tr
     </fieldset>
   )
 
+  /** A typed field of the formula: a decimal, or the date and time it takes effect. */
+  const formulaField = (
+    name: 'percent' | 'coefficient' | 'difference' | 'effectiveAt',
+    label: MessageKey,
+    hint: MessageKey,
+  ) => (
+    <TextField
+      id={name}
+      name={name}
+      label={t(label)}
+      hint={t(hint)}
+      value={formula[name]}
+      error={errors[name]}
+      decimal={name !== 'effectiveAt'}
+      dateTime={name === 'effectiveAt'}
+      onInput={(value) => editFormula({ [name]: value })}
+    />
+  )
+
   const choice = <K extends 'round' | 'direction'>(
     name: K,
     label: MessageKey,
@@ -438,48 +457,12 @@ export function BulkChangeScreen({ api, t }: { readonly api: Api; readonly t: Tr
           {radios('priceTypeBase', 'base', 'priceTypeBase')}
           {radios('priceTypeChange', 'change', 'priceTypeChange')}
           <div class="fields">
-            <TextField
-              id="coefficient"
-              name="coefficient"
-              label={t('coefficient')}
-              hint={t('coefficientHint')}
-              value={formula.coefficient}
-              error={errors.coefficient}
-              decimal
-              onInput={(value) => editFormula({ coefficient: value })}
-            />
-            <TextField
-              id="difference"
-              name="difference"
-              label={t('difference')}
-              hint={t('differenceHint')}
-              value={formula.difference}
-              error={errors.difference}
-              decimal
-              onInput={(value) => editFormula({ difference: value })}
-            />
-            <TextField
-              id="percent"
-              name="percent"
-              label={t('percent')}
-              hint={t('percentHint')}
-              value={formula.percent}
-              error={errors.percent}
-              decimal
-              onInput={(value) => editFormula({ percent: value })}
-            />
+            {formulaField('percent', 'percent', 'percentHint')}
+            {formulaField('coefficient', 'coefficient', 'coefficientHint')}
+            {formulaField('difference', 'difference', 'differenceHint')}
             {choice('round', 'rounding', ROUNDING_OPTIONS)}
             {choice('direction', 'direction', DIRECTION_OPTIONS)}
-            <TextField
-              id="effectiveAt"
-              name="effectiveAt"
-              label={t('effectiveAt')}
-              hint={t('effectiveAtHint')}
-              value={formula.effectiveAt}
-              error={errors.effectiveAt}
-              dateTime
-              onInput={(value) => editFormula({ effectiveAt: value })}
-            />
+            {formulaField('effectiveAt', 'effectiveAt', 'effectiveAtHint')}
           </div>
           <p class="formula" aria-live="polite">
             {describeFormula(body, t)}
