@@ -123,7 +123,8 @@ export async function cancelScheduledChange(db: Kysely<Tables>, id: string, user
 
 /**
  * Claims the next due change (skipping those another instance holds) and applies it in the same transaction.
- * A refusal (a 422: an entry would get a value ≤ 0) rolls the change back to a savepoint and records it failed.
+ * A refusal (a 422: an entry would get a value ≤ 0) rolls the change back to a savepoint and records it failed;
+ * any other error rolls back the whole transaction, and the change stays pending for the next look.
  * Returns the change's id, or undefined when none is due.
  */
 export async function applyNextDueChange(db: Kysely<Tables>): Promise<number | undefined> {
@@ -149,7 +150,8 @@ export async function applyNextDueChange(db: Kysely<Tables>): Promise<number | u
         UPDATE scheduled_price_change SET state = 'applied', finished_at = now(), batch = ${result.batch}
         WHERE id = ${id}`.execute(trx)
     } catch (error) {
-      if (!(error instanceof ProblemError)) throw error
+      // Anything but a refusal of the change itself (an entry created during it: 409) is tried again at the next look.
+      if (!(error instanceof ProblemError) || error.status === 409) throw error
       await sql`ROLLBACK TO SAVEPOINT scheduled_apply`.execute(trx)
       const problem = problemBody(error.status, error.detail, `${PATH}/${id}`, error.extra)
       await sql`
