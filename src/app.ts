@@ -12,6 +12,7 @@ import type { Config } from './config.js'
 import type { Database } from './db/database.js'
 import { glassPriceRoutes } from './glass-prices/glass-price-routes.js'
 import { glassPriceTransferRoutes } from './glass-prices/glass-price-transfer-routes.js'
+import { ScheduledChanges } from './glass-prices/scheduled-changes.js'
 import { WriteJobs } from './glass-prices/write-jobs.js'
 import { registerAuthentication } from './http/auth.js'
 import { documentEdgeProblems } from './http/edge-problems.js'
@@ -42,6 +43,8 @@ declare module 'fastify' {
     readonly searchIndex: SearchIndex
     /** Writes run as jobs (`Prefer: respond-async`), polled from any instance. */
     readonly writeJobs: WriteJobs
+    /** Bulk changes scheduled for a later time, applied by one instance when due. */
+    readonly scheduledChanges: ScheduledChanges
   }
 }
 
@@ -97,6 +100,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const writeJobs = new WriteJobs(db, app.log, '/api/v2/glasses/prices/jobs')
   app.decorate('writeJobs', writeJobs)
   app.addHook('onClose', () => writeJobs.close())
+  const scheduledChanges = new ScheduledChanges(db, app.log)
+  app.decorate('scheduledChanges', scheduledChanges)
+  app.addHook('onReady', async () => scheduledChanges.start())
+  app.addHook('onClose', () => scheduledChanges.close())
 
   // The write gate wraps write handlers first, so the deadline's wrapper is outside it and covers the wait.
   registerWriteGate(app)

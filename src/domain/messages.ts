@@ -148,6 +148,10 @@ const en = {
     '{count} selected {count|entry|entries} would get a {field} of 0 or less, or above {max} (see rejected): the call would be refused (422) and change nothing',
   'bulk.nothingSelected': 'The filters and the price band select no entry',
   'bulk.nothingChanges': 'Every selected entry already holds its new {field}: the call would change nothing',
+  'bulk.percentOrCoefficient': 'give either a coefficient or a percent, not both',
+  'bulk.dateTime': 'must be a date and time with its offset, e.g. 2026-12-01T09:00:00+03:00',
+  'scheduled.notFound': 'No scheduled price change {id}',
+  'scheduled.finished': 'Scheduled price change {id} is already {state}; only a pending one can be cancelled',
 
   // The import: its refusals, then the problems of a file by line and column.
   'import.problems': 'The file has {count} {count|problem|problems}; nothing was written',
@@ -345,6 +349,10 @@ const ru: Readonly<Record<MessageKey, string>> = {
     'У {count} {count|выбранной позиции|выбранных позиций|выбранных позиций} {field} стал бы 0 или меньше либо больше {max} (см. rejected): запрос будет отклонён (422) и ничего не изменит',
   'bulk.nothingSelected': 'Под фильтры и диапазон цен не попала ни одна позиция',
   'bulk.nothingChanges': 'У всех выбранных позиций {field} уже равен новому: запрос ничего не изменит',
+  'bulk.percentOrCoefficient': 'укажите либо коэффициент, либо процент, но не оба',
+  'bulk.dateTime': 'должно быть датой и временем со смещением, например 2026-12-01T09:00:00+03:00',
+  'scheduled.notFound': 'Нет запланированного изменения цен с номером {id}',
+  'scheduled.finished': 'Запланированное изменение цен {id} уже в состоянии {state}; отменить можно только ожидающее',
 
   // The import.
   'import.problems': 'В файле {count} {count|ошибка|ошибки|ошибок}; ничего не записано',

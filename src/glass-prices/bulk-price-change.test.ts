@@ -425,6 +425,11 @@ eachDatabase('glass price list: bulk price change', (ctx) => {
           rejected,
         ],
         rejected: [rejected],
+        totals: {
+          retail: { old: '2459.00', new: '2400.00' },
+          purchase: { old: '30.00', new: '30.00' },
+          averageMarkup: { old: '8096.67', new: '7900.00' },
+        },
       })
       assert.deepEqual(
         (await prices()).map(([price]) => price),

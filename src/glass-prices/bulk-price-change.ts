@@ -10,7 +10,9 @@ import {
   type BulkChangeBody,
   type BulkChangePreview,
   type PreviewRow,
+  type PreviewTotals,
   type PriceType,
+  ROUNDING_DIRECTIONS,
   ROUNDINGS,
   type Rounding,
 } from './glass-price-schemas.js'
@@ -20,10 +22,13 @@ import { finishChange, lockGlassPriceList, openChange } from './price-history.js
  * The bulk price change (SPEC §5), exactly:
  *
  *   selected = entries matching the listing's filters AND base price within [priceFrom, priceTo] (inclusive)
- *   new      = round_half_up((base × (coefficient ?? 1) + (difference ?? 0)) / step) × step,  step 1 | 10 | 100
+ *   raw      = base × multiplier + (difference ?? 0),  multiplier = coefficient ?? (1 + percent / 100) ?? 1
+ *   new      = f((raw − ending) / step) × step + ending
+ *   step, ending = 1 | 10 | 100, 0 (WHOLE, TENS, HUNDREDS) or 100, 90 | 99 | 0 (ENDS_90, ENDS_99, ENDS_00)
+ *   f        = floor(x + ½) (NEAREST: halves up) | ceil(x) (UP: the next step or ending at or above raw)
  *
- * All arithmetic is PostgreSQL `numeric` (`round(x, 0 | -1 | -2)` rounds half away from zero, and every result
- * here is positive), in set-based statements. One transaction: the price list's advisory lock serialises bulk
+ * For the contract's steps and NEAREST this is round_half_up(raw / step) × step, as SPEC §5 writes it. All
+ * arithmetic is PostgreSQL `numeric`, in set-based statements. One transaction: the price list's advisory lock serialises bulk
  * changes (the second sees the first's results whole), the selected rows are locked in id order, a single
  * rejected row (new ≤ 0, or above the column's maximum) rejects the call before anything is written, and only
  * rows whose value changes are written, with their history rows in the same statement.
@@ -36,15 +41,35 @@ export interface BulkChangeRule {
   readonly priceTypeBase: PriceType
   readonly priceTypeChange: PriceType
   readonly coefficient?: string
+  /** A markup (or, negative, a discount) in percent, instead of the coefficient. */
+  readonly percent?: string
   readonly difference?: string
   readonly round: Rounding
+  /** Present only when not the default (NEAREST), so the contract's changes record what they always did. */
+  readonly direction?: 'UP'
+}
+
+/** A validated bulk change request: the rule, and when it takes effect (absent: now). */
+export interface BulkChangeRequest {
+  readonly rule: BulkChangeRule
+  /** In the future, as ISO 8601 UTC text; absent when the change applies now. */
+  readonly effectiveAt?: string
 }
 
 const roundingAliases: Readonly<Record<string, Rounding>> = { TO_INT: 'WHOLE' }
 const allowedRoundings = ROUNDINGS.join(', ')
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i
+
+/** An effective date-time: the instant, or undefined when the text is not ISO 8601 with an offset. */
+function parseEffectiveAt(text: string): Date | undefined {
+  const trimmed = text.trim()
+  if (!ISO_DATE_TIME.test(trimmed)) return undefined
+  const at = new Date(trimmed)
+  return Number.isNaN(at.getTime()) ? undefined : at
+}
 
 /** Checks a bulk change body beyond its types; every problem is a field error of one 400. */
-export function validateBulkChange(body: BulkChangeBody): BulkChangeRule {
+export function validateBulkChange(body: BulkChangeBody, now = new Date()): BulkChangeRequest {
   const errors: FieldError[] = []
   const decimal = (field: keyof BulkChangeBody, rule: Parameters<typeof checkDecimal>[1]) => {
     const value = body[field] as number | string | null | undefined
@@ -63,6 +88,11 @@ export function validateBulkChange(body: BulkChangeBody): BulkChangeRule {
   }
   // A multiplier beyond 1000 or finer than a millionth is a typo, not a price policy.
   const coefficient = decimal('coefficient', { above: '0', max: '1000', scale: 6 })
+  // The same bounds as a percentage: 1 + percent/100 is in (0, 1000], with at most 6 decimals.
+  const percent = decimal('percent', { above: '-100', max: '99900', scale: 4 })
+  if (coefficient && percent) {
+    errors.push({ field: 'percent', message: messageText('bulk.percentOrCoefficient') })
+  }
   const difference = decimal('difference', { min: `-${MAX_PRICE}`, max: MAX_PRICE, scale: 2 })
 
   let round: Rounding | undefined
@@ -74,24 +104,65 @@ export function validateBulkChange(body: BulkChangeBody): BulkChangeRule {
       : roundingAliases[body.round]
     if (!round) errors.push({ field: 'round', message: messageText('bulk.roundOneOf', { allowed: allowedRoundings }) })
   }
+  const direction = body.direction?.trim().toUpperCase() || 'NEAREST'
+  if (!(ROUNDING_DIRECTIONS as readonly string[]).includes(direction)) {
+    errors.push({
+      field: 'direction',
+      message: messageText('validation.oneOf', { allowed: ROUNDING_DIRECTIONS.join(', ') }),
+    })
+  }
+  let effectiveAt: Date | undefined
+  if (body.effectiveAt !== null && body.effectiveAt !== undefined && body.effectiveAt.trim() !== '') {
+    effectiveAt = parseEffectiveAt(body.effectiveAt)
+    if (!effectiveAt) errors.push({ field: 'effectiveAt', message: messageText('bulk.dateTime') })
+  }
 
   if (errors.length > 0 || !round) {
     throw badRequest(messageText('validation.invalidBulkChange', { errors: listFieldErrors(errors) }), errors)
   }
   const text = (value: DecimalValue | undefined) => value?.text
-  return {
+  const rule: BulkChangeRule = {
     ...(priceFrom ? { priceFrom: text(priceFrom) } : {}),
     ...(priceTo ? { priceTo: text(priceTo) } : {}),
     priceTypeBase: body.priceTypeBase,
     priceTypeChange: body.priceTypeChange,
     ...(coefficient ? { coefficient: text(coefficient) } : {}),
+    ...(percent ? { percent: text(percent) } : {}),
     ...(difference ? { difference: text(difference) } : {}),
     round,
+    ...(direction === 'UP' ? { direction: 'UP' as const } : {}),
   }
+  return effectiveAt && effectiveAt.getTime() > now.getTime()
+    ? { rule, effectiveAt: effectiveAt.toISOString() }
+    : { rule }
 }
 
 const priceColumn = { RETAIL: 'price', PURCHASE: 'purchase' } as const
-const roundingScale: Readonly<Record<Rounding, number>> = { WHOLE: 0, TENS: -1, HUNDREDS: -2 }
+/** Each rounding as a step and the ending a rounded value has within it (roubles). */
+const roundingSteps: Readonly<Record<Rounding, { step: number; ending: number }>> = {
+  WHOLE: { step: 1, ending: 0 },
+  TENS: { step: 10, ending: 0 },
+  HUNDREDS: { step: 100, ending: 0 },
+  ENDS_90: { step: 100, ending: 90 },
+  ENDS_99: { step: 100, ending: 99 },
+  ENDS_00: { step: 100, ending: 0 },
+}
+
+/** The new value of a raw one under the rule's rounding, in numeric (see the formula above). */
+function roundedSql(raw: RawBuilder<unknown>, rule: BulkChangeRule): RawBuilder<unknown> {
+  const { step, ending } = roundingSteps[rule.round]
+  const steps = sql`(${raw} - ${ending}::numeric) / ${step}::numeric`
+  const whole = rule.direction === 'UP' ? sql`ceil(${steps})` : sql`floor(${steps} + 0.5)`
+  // To the column's scale (kopecks), so sums and the preview read as money.
+  return sql`round(${whole} * ${step}::numeric + ${ending}::numeric, 2)`
+}
+
+/** The multiplier of the base: the coefficient, or 1 + percent / 100 (exact in numeric), or 1. */
+function multiplierSql(rule: BulkChangeRule): RawBuilder<unknown> {
+  if (rule.coefficient !== undefined) return sql`${rule.coefficient}::numeric`
+  if (rule.percent !== undefined) return sql`((100 + ${rule.percent}::numeric) / 100)`
+  return sql`1::numeric`
+}
 
 interface RuleSql {
   /** Every selection condition on `e`: the listing's filters and the base-price band. */
@@ -107,13 +178,12 @@ function ruleSql(filter: GlassPriceFilter, rule: BulkChangeRule): RuleSql {
   const band: RawBuilder<SqlBool>[] = []
   if (rule.priceFrom !== undefined) band.push(sql<SqlBool>`${base} >= ${rule.priceFrom}::numeric`)
   if (rule.priceTo !== undefined) band.push(sql<SqlBool>`${base} <= ${rule.priceTo}::numeric`)
-  const coefficient = rule.coefficient ?? '1'
   const difference = rule.difference ?? '0'
   return {
     where: glassPriceWhereSql([...glassPriceFilterConditions(filter), ...band]),
     base,
     oldValue: sql.ref(`e.${priceColumn[rule.priceTypeChange]}`),
-    newValue: sql`round(${base} * ${coefficient}::numeric + ${difference}::numeric, ${roundingScale[rule.round]}::int)`,
+    newValue: roundedSql(sql`(${base} * ${multiplierSql(rule)} + ${difference}::numeric)`, rule),
     rejected: (value) => sql<SqlBool>`(${value} <= 0 OR ${value} > ${MAX_PRICE}::numeric)`,
   }
 }
@@ -126,7 +196,7 @@ function computedCte(parts: RuleSql, lock: boolean): RawBuilder<unknown> {
       SELECT e.id, e.manufacturer, e.brand, e.model, e.price, e.purchase
       FROM glasses_price e WHERE ${parts.where}${locking}
     ), computed AS (
-      SELECT e.id, e.manufacturer, e.brand, e.model,
+      SELECT e.id, e.manufacturer, e.brand, e.model, e.price, e.purchase,
              ${parts.base} AS base, ${parts.oldValue} AS old_value, ${parts.newValue} AS new_value
       FROM selected e
     )`
@@ -175,6 +245,33 @@ async function firstRows(
   }))
 }
 
+/** The selection's sums before and after and its average markup (exact decimals as text). */
+async function selectionTotals(db: Kysely<Tables>, parts: RuleSql, rule: BulkChangeRule): Promise<PreviewTotals> {
+  const changesRetail = rule.priceTypeChange === 'RETAIL'
+  const newPrice = changesRetail ? sql.ref('new_value') : sql.ref('price')
+  const newPurchase = changesRetail ? sql.ref('purchase') : sql.ref('new_value')
+  const markup = (retail: RawBuilder<unknown>, purchase: RawBuilder<unknown>) =>
+    sql`round((${retail} - ${purchase}) * 100 / nullif(${purchase}, 0), 2)::text`
+  const { rows } = await sql<Record<string, string | null>>`
+    ${computedCte(parts, false)}, sums AS (
+      SELECT coalesce(sum(price), 0) AS retail, coalesce(sum(${newPrice}), 0) AS new_retail,
+             coalesce(sum(purchase), 0) AS purchase, coalesce(sum(${newPurchase}), 0) AS new_purchase
+      FROM computed
+    )
+    SELECT retail::text AS retail, new_retail::text AS "newRetail", purchase::text AS purchase,
+           new_purchase::text AS "newPurchase",
+           ${markup(sql.ref('retail'), sql.ref('purchase'))} AS "oldMarkup",
+           ${markup(sql.ref('new_retail'), sql.ref('new_purchase'))} AS "newMarkup"
+    FROM sums`.execute(db)
+  const row = rows[0] ?? {}
+  const money = (value: string | null | undefined) => value ?? '0'
+  return {
+    retail: { old: money(row.retail), new: money(row.newRetail) },
+    purchase: { old: money(row.purchase), new: money(row.newPurchase) },
+    averageMarkup: { old: row.oldMarkup ?? null, new: row.newMarkup ?? null },
+  }
+}
+
 const PREVIEW_ROWS = 100
 const REJECTED_ROWS = 20
 
@@ -214,6 +311,7 @@ export async function previewBulkPriceChange(
     rejectedCount: counts.rejectedCount,
     changes: counts.changedCount > 0 ? await firstRows(db, parts, 'changed', PREVIEW_ROWS) : [],
     rejected: counts.rejectedCount > 0 ? await firstRows(db, parts, 'rejected', REJECTED_ROWS) : [],
+    totals: await selectionTotals(db, parts, rule),
   }
 }
 

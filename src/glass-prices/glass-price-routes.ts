@@ -37,8 +37,16 @@ import {
   LISTING_DEFAULT_SIZE,
   PriceChangeSchema,
   RevertResultSchema,
+  ScheduledChangeSchema,
+  ScheduledIdParamsSchema,
 } from './glass-price-schemas.js'
 import { entryHistory, hasHistory, listChanges, revertChange } from './price-history.js'
+import {
+  cancelScheduledChange,
+  findScheduledChange,
+  listScheduledChanges,
+  scheduleBulkChange,
+} from './scheduled-changes.js'
 import { type JobOperation, prefersAsync, WriteJobSchema } from './write-jobs.js'
 
 /*
@@ -178,12 +186,20 @@ export async function glassPriceRoutes(fastify: FastifyInstance): Promise<void> 
           'new = round_half_up((base × (coefficient ?? 1) + (difference ?? 0)) / step) × step, step 1 | 10 | 100. ' +
           "The query filters are the listing's; the body's priceFrom/priceTo bound the BASE price (inclusive). " +
           'All or nothing: 422 naming the entries when any would get a value ≤ 0. Answers 200 with an empty body ' +
-          'and the headers X-Changed-Count and X-Price-Change-Batch; with `dryRun=true`, the preview and no write.',
+          'and the headers X-Changed-Count and X-Price-Change-Batch; with `dryRun=true`, the preview and no write. ' +
+          'Beyond the contract: `percent` instead of the coefficient, the endings ENDS_90 | ENDS_99 | ENDS_00 and ' +
+          '`direction` UP; with a future `effectiveAt`, 202 with the scheduled change (applied then, to what the ' +
+          'filters select then; cancel it with DELETE …/scheduled/{id}).',
         querystring: BulkChangeQuerySchema,
         body: BulkChangeBodySchema,
         response: {
           200: { ...BulkChangePreviewSchema, description: 'Empty body; with dryRun=true, the preview' },
-          202: { ...WriteJobSchema, description: 'Prefer: respond-async: the job, which Location names' },
+          202: {
+            ...Type.Union([WriteJobSchema, ScheduledChangeSchema]),
+            description:
+              'Prefer: respond-async: the job, which Location names; a future effectiveAt: the scheduled change, ' +
+              'which Location names',
+          },
           ...problemResponses(400, 409, 415, 422, 503),
         },
       },
@@ -191,7 +207,7 @@ export async function glassPriceRoutes(fastify: FastifyInstance): Promise<void> 
     async (request, reply) => {
       const query = request.query
       const filter = parseGlassPriceFilter(query)
-      const rule = validateBulkChange(request.body)
+      const { rule, effectiveAt } = validateBulkChange(request.body)
       if (query.dryRun) {
         const preview = await previewBulkPriceChange(app.db.primary, filter, rule)
         // The reasons are words for the price manager: in the language of the request, as problems are.
@@ -201,6 +217,12 @@ export async function glassPriceRoutes(fastify: FastifyInstance): Promise<void> 
           ...preview,
           reasons: preview.reasons.map((reason) => ({ ...reason, message: translate(reason.message, language) })),
         }
+      }
+      if (effectiveAt !== undefined) {
+        return answerWrite(request, reply, app.db.primary, async (db) => {
+          const scheduled = await scheduleBulkChange(db, filter, rule, effectiveAt, principalName(request))
+          return { status: 202, headers: { location: `${base}/scheduled/${scheduled.id}` }, body: scheduled }
+        })
       }
       return writeOrJob(request, reply, 'bulk-change', async (db) => {
         const result = await applyBulkPriceChange(db, filter, rule, principalName(request))
@@ -242,11 +264,67 @@ export async function glassPriceRoutes(fastify: FastifyInstance): Promise<void> 
         tags,
         operationId: 'listGlassPriceChanges',
         summary: 'The changes (batches) of the glass price list, newest first',
+        description:
+          'A scheduled bulk change appears here once applied (its parameters carry `scheduled` and `effectiveAt`); ' +
+          'while pending, cancelled or refused it is listed by GET …/scheduled.',
         querystring: Type.Object(pagingQueryProperties(LISTING_DEFAULT_SIZE)),
         response: { 200: PageSchema(PriceChangeSchema), ...problemResponses(503) },
       },
     },
     async (request) => listChanges(app.db.primary, pageOf(request.query, app.config.maxPageSize)),
+  )
+
+  app.get(
+    `${base}/scheduled`,
+    {
+      config: readsPurchasePrices,
+      schema: {
+        tags,
+        operationId: 'listScheduledGlassPriceChanges',
+        summary:
+          'Bulk changes scheduled with an effective date-time: the pending ones first (soonest first), then the rest',
+        querystring: Type.Object(pagingQueryProperties(LISTING_DEFAULT_SIZE)),
+        response: { 200: PageSchema(ScheduledChangeSchema), ...problemResponses(503) },
+      },
+    },
+    async (request) => listScheduledChanges(app.db.primary, pageOf(request.query, app.config.maxPageSize)),
+  )
+
+  app.get(
+    `${base}/scheduled/:id`,
+    {
+      config: readsPurchasePrices,
+      schema: {
+        tags,
+        operationId: 'getScheduledGlassPriceChange',
+        summary: 'A scheduled bulk change: pending, applied (with its change), cancelled or failed',
+        params: ScheduledIdParamsSchema,
+        response: { 200: ScheduledChangeSchema, ...problemResponses(400, 404, 503) },
+      },
+    },
+    async (request) => findScheduledChange(app.db.primary, parseId(request.params.id)),
+  )
+
+  app.delete(
+    `${base}/scheduled/:id`,
+    {
+      config: writes,
+      schema: {
+        tags,
+        operationId: 'cancelScheduledGlassPriceChange',
+        summary: 'Cancel a pending scheduled bulk change (409 once it ran, failed or was cancelled)',
+        params: ScheduledIdParamsSchema,
+        response: { 200: ScheduledChangeSchema, ...problemResponses(400, 404, 409, 503) },
+      },
+    },
+    async (request, reply) => {
+      const id = parseId(request.params.id)
+      return answerWrite(request, reply, app.db.primary, async (db) => ({
+        status: 200,
+        headers: {},
+        body: await cancelScheduledChange(db, id, principalName(request)),
+      }))
+    },
   )
 
   app.post(

@@ -125,9 +125,15 @@ export const BulkChangeQuerySchema = Type.Object({
 
 const PRICE_TYPES = ['PURCHASE', 'RETAIL'] as const
 export type PriceType = (typeof PRICE_TYPES)[number]
-/** The rounding steps; `TO_INT` (sent by the existing front end) is an alias of `WHOLE`. */
-export const ROUNDINGS = ['WHOLE', 'TENS', 'HUNDREDS'] as const
+/**
+ * The rounding steps and, beyond the contract, the price endings (…90, …99, …00 roubles); `TO_INT` (sent by the
+ * existing front end) is an alias of `WHOLE`.
+ */
+export const ROUNDINGS = ['WHOLE', 'TENS', 'HUNDREDS', 'ENDS_90', 'ENDS_99', 'ENDS_00'] as const
 export type Rounding = (typeof ROUNDINGS)[number]
+/** Which way a value between two steps (or endings) goes: the nearest (halves up), or up to the next one. */
+export const ROUNDING_DIRECTIONS = ['NEAREST', 'UP'] as const
+export type RoundingDirection = (typeof ROUNDING_DIRECTIONS)[number]
 
 export const BulkChangeBodySchema = Type.Object(
   {
@@ -136,13 +142,40 @@ export const BulkChangeBodySchema = Type.Object(
     priceTypeBase: StringEnum(PRICE_TYPES, { description: 'The price the new value is computed from' }),
     priceTypeChange: StringEnum(PRICE_TYPES, { description: 'The price that is written' }),
     coefficient: Type.Optional(NullableDecimalInput({ description: 'Multiplier, > 0 (null = 1)', examples: [1.15] })),
+    percent: Type.Optional(
+      NullableDecimalInput({
+        description:
+          'Beyond the contract, instead of the coefficient: a markup (+) or discount (−) in percent, exactly ' +
+          '1 + percent/100 as the multiplier (10 ≡ 1.1, −15 ≡ 0.85); > −100, ≤ 99900, at most 4 decimals',
+        examples: [10],
+      }),
+    ),
     difference: Type.Optional(
       NullableDecimalInput({ description: 'Roubles added after multiplying (null = 0); may be negative' }),
     ),
     round: Type.Optional(
       NullableString({
-        description: 'Required: WHOLE | TENS | HUNDREDS (half up, i.e. away from zero); TO_INT = WHOLE',
+        description:
+          'Required: WHOLE | TENS | HUNDREDS (steps of 1, 10, 100 roubles); TO_INT = WHOLE. Beyond the contract, ' +
+          'the price endings ENDS_90 | ENDS_99 | ENDS_00 (…90, …99, …00 roubles: 1234 → 1290 | 1299 | 1300 upwards, ' +
+          '1190 | 1199 | 1200 to the nearest)',
         examples: ['TENS'],
+      }),
+    ),
+    direction: Type.Optional(
+      NullableString({
+        description:
+          'Beyond the contract: NEAREST (null; halves up) | UP (to the next step or ending at or above the value)',
+        examples: ['UP'],
+      }),
+    ),
+    effectiveAt: Type.Optional(
+      NullableString({
+        description:
+          'Beyond the contract: when the change takes effect, ISO 8601 with an offset (2026-12-01T09:00:00+03:00). ' +
+          'In the future: the change is scheduled (202 with the scheduled change, `Location` naming it) and applied ' +
+          'then, to the entries the filters select at that time; absent, null or past: applied now. Ignored by dryRun',
+        examples: ['2026-12-01T09:00:00+03:00'],
       }),
     ),
   },
@@ -161,6 +194,25 @@ const PreviewRowSchema = Type.Object({
 })
 export type PreviewRow = Static<typeof PreviewRowSchema>
 
+const ExactDecimal = (description: string) =>
+  Type.String({ description: `${description}: an exact decimal, as text`, examples: ['125990.00'] })
+const BeforeAfter = (description: string, value: (description: string) => TSchema) =>
+  Type.Object({ old: value(`${description} now`), new: value(`${description} after the change`) }, { description })
+
+/** The selection's sums and average markup before and after, exact. */
+const PreviewTotalsSchema = Type.Object(
+  {
+    retail: BeforeAfter("The sum of the selected entries' retail prices", ExactDecimal),
+    purchase: BeforeAfter("The sum of the selected entries' purchase prices", ExactDecimal),
+    averageMarkup: BeforeAfter(
+      'The average markup of the selection, in %: (Σ retail − Σ purchase) / Σ purchase × 100, to 2 decimals (null when Σ purchase is 0)',
+      (description) => Type.Union([ExactDecimal(description), Type.Null()]),
+    ),
+  },
+  { description: 'Beyond the contract: the totals of the selection (rejected entries included)' },
+)
+export type PreviewTotals = Static<typeof PreviewTotalsSchema>
+
 const PREVIEW_REASONS = ['bulk-change-rejected', 'nothing-selected', 'nothing-changes'] as const
 
 export const BulkChangePreviewSchema = Type.Object(
@@ -171,6 +223,7 @@ export const BulkChangePreviewSchema = Type.Object(
     rejectedCount: Type.Integer({ description: 'Entries that would get a value ≤ 0 or above the maximum' }),
     changes: Type.Array(PreviewRowSchema, { description: 'The first changed entries, by id' }),
     rejected: Type.Array(PreviewRowSchema, { description: 'The first rejected entries, by id' }),
+    totals: PreviewTotalsSchema,
     wouldApply: Type.Boolean({
       description:
         'Whether the same call without dryRun would write: false when it would be refused (422) or change nothing',
@@ -267,4 +320,38 @@ export const EntryIdParamsSchema = Type.Object({
 })
 export const BatchIdParamsSchema = Type.Object({
   batch: Type.String({ description: 'Change (batch) id: a positive integer', examples: ['7'] }),
+})
+
+const SCHEDULED_STATES = ['pending', 'applied', 'cancelled', 'failed'] as const
+export type ScheduledState = (typeof SCHEDULED_STATES)[number]
+
+/** A bulk change scheduled for its effective date-time (beyond the contract). */
+export const ScheduledChangeSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    operation: StringEnum(['bulk-change'] as const),
+    state: StringEnum(SCHEDULED_STATES, {
+      description:
+        'pending: waits for effectiveAt; applied: written (`batch`); cancelled; failed: refused when it fell due ' +
+        '(`problem`; nothing written)',
+    }),
+    effectiveAt: Type.String({ format: 'date-time' }),
+    parameters: Type.Object({}, { additionalProperties: true, description: 'The filter and the rule, normalised' }),
+    createdBy: Type.String(),
+    createdAt: Type.String({ format: 'date-time' }),
+    finishedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'When it was applied, cancelled or refused',
+    }),
+    cancelledBy: NullableString({ description: 'Who cancelled it' }),
+    batch: NullableInteger({ description: 'The change (batch) it wrote; revert it as any other' }),
+    problem: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
+      description: 'failed: the problem details the change was refused with',
+    }),
+  },
+  { title: 'Scheduled glass price change' },
+)
+export type ScheduledChange = Static<typeof ScheduledChangeSchema>
+
+export const ScheduledIdParamsSchema = Type.Object({
+  id: Type.String({ description: 'Scheduled change id: a positive integer', examples: ['3'] }),
 })

@@ -22,6 +22,7 @@ export const problemTypes = {
   'already-reverted': 'The change was already reverted (409, `revertedBy`)',
   'revert-conflicts': 'No entry of the change can be restored: every one was changed since (409, `conflicts`)',
   'changed-during-bulk-change': 'The price list changed while the bulk change ran; nothing was changed (409)',
+  'scheduled-change-finished': 'The scheduled price change already ran, failed or was cancelled (409, `state`)',
   'confirm-deletes':
     'A replace from a file that looks like a filtered export deletes entries of other brands or manufacturers: repeat with confirmDeletes=`deleteCount` (409)',
   'concurrent-change': 'A concurrent change conflicted with this one; nothing was changed (409)',

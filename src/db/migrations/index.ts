@@ -7,6 +7,7 @@ import * as prescriptionIndexes from './0005-prescription-indexes.js'
 import * as changeLog from './0006-change-log.js'
 import * as lookAlikeKeys from './0007-look-alike-keys.js'
 import * as idempotencyKeys from './0008-idempotency-keys.js'
+import * as scheduledPriceChanges from './0010-scheduled-price-changes.js'
 import * as trueTimes from './0013-true-times.js'
 
 /**
@@ -22,5 +23,6 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0006-change-log': changeLog,
   '0007-look-alike-keys': lookAlikeKeys,
   '0008-idempotency-keys': idempotencyKeys,
+  '0010-scheduled-price-changes': scheduledPriceChanges,
   '0013-true-times': trueTimes,
 }

@@ -8,7 +8,8 @@ import { type Filters, filterParams, PRICES } from './prices-api.js'
  */
 
 export type PriceType = 'RETAIL' | 'PURCHASE'
-export type Rounding = 'WHOLE' | 'TENS' | 'HUNDREDS'
+export type Rounding = 'WHOLE' | 'TENS' | 'HUNDREDS' | 'ENDS_90' | 'ENDS_99' | 'ENDS_00'
+export type Direction = 'NEAREST' | 'UP'
 
 /** The bulk change's body; decimals as the manager typed them, normalised (`1,15` → `1.15`). */
 export interface BulkChangeBody {
@@ -17,8 +18,19 @@ export interface BulkChangeBody {
   readonly priceTypeBase: PriceType
   readonly priceTypeChange: PriceType
   readonly coefficient?: string
+  /** A markup (or, negative, a discount) in percent, instead of the coefficient. */
+  readonly percent?: string
   readonly difference?: string
   readonly round: Rounding
+  readonly direction?: Direction
+  /** When the change takes effect (ISO 8601); absent: at once. */
+  readonly effectiveAt?: string
+}
+
+/** A sum or an average before and after the change, as exact decimal text. */
+export interface BeforeAfter {
+  readonly old: string | null
+  readonly new: string | null
 }
 
 export interface PreviewRow {
@@ -40,11 +52,28 @@ export interface BulkChangePreview {
   readonly rejected: readonly PreviewRow[]
   readonly wouldApply: boolean
   readonly reasons: readonly { code: string; message: string }[]
+  readonly totals: { readonly retail: BeforeAfter; readonly purchase: BeforeAfter; readonly averageMarkup: BeforeAfter }
+}
+
+/** A bulk change scheduled for its effective date-time, as `…/scheduled` answers it. */
+export interface ScheduledChange {
+  readonly id: number
+  readonly state: 'pending' | 'applied' | 'cancelled' | 'failed'
+  readonly effectiveAt: string
+  readonly parameters: Readonly<Record<string, unknown>>
+  readonly createdBy: string
+  readonly createdAt: string
+  readonly finishedAt: string | null
+  readonly cancelledBy: string | null
+  readonly batch: number | null
+  readonly problem: Readonly<Record<string, unknown>> | null
 }
 
 export interface BulkChangeApplied {
   readonly changedCount: number
   readonly batch: number
+  /** Set when the change was scheduled (a future effectiveAt) rather than applied. */
+  readonly scheduled?: ScheduledChange
 }
 
 export interface RevertResult {
@@ -197,7 +226,9 @@ export class BulkApi {
     })
     let headers = (name: string) => response.headers.get(name)
     if (response.status === 202) {
-      const job = (await response.json()) as WriteJob
+      const accepted = (await response.json()) as WriteJob | ScheduledChange
+      if (accepted.state === 'pending') return { changedCount: 0, batch: 0, scheduled: accepted }
+      const job = accepted as WriteJob
       onJob(job.id)
       const done = await this.finished(job)
       headers = (name) => done.result?.headers[name] ?? null
@@ -221,6 +252,17 @@ export class BulkApi {
       throw new Problem(typeof problem.status === 'number' ? problem.status : 500, detail, problem)
     }
     return current
+  }
+
+  /** A page of the scheduled changes: the pending ones first, soonest first. */
+  async scheduled(page: number, size: number, signal?: AbortSignal): Promise<{ content: ScheduledChange[] }> {
+    const response = await this.send(`${PRICES}/scheduled?page=${page}&size=${size}`, signal ? { signal } : {})
+    return (await response.json()) as { content: ScheduledChange[] }
+  }
+
+  /** Cancels a pending scheduled change; a 409 (it ran, failed or was cancelled) is a Problem. */
+  async cancelScheduled(id: number): Promise<ScheduledChange> {
+    return (await (await this.send(`${PRICES}/scheduled/${id}`, { method: 'DELETE' })).json()) as ScheduledChange
   }
 
   /**

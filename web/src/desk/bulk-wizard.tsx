@@ -9,6 +9,7 @@ import {
   type BulkChangeApplied,
   type BulkChangeBody,
   type BulkChangePreview,
+  type Direction,
   newIdempotencyKey,
   type PreviewRow,
   type PriceType,
@@ -24,7 +25,8 @@ import {
   sentFilters,
   TextField,
 } from './desk-fields.js'
-import { describeFormula, isDecimalOrBlank, normaliseDecimal } from './formula.js'
+import { formatMoney } from './desk-format.js'
+import { describeFormula, formatEffective, isDecimalOrBlank, normaliseDecimal } from './formula.js'
 import type { Filters } from './prices-api.js'
 import { UndoChange } from './undo-change.js'
 import './bulk-desk.css'
@@ -52,8 +54,12 @@ interface Formula {
   readonly priceTypeBase: PriceType
   readonly priceTypeChange: PriceType
   readonly coefficient: string
+  readonly percent: string
   readonly difference: string
   readonly round: Rounding
+  readonly direction: Direction
+  /** The picker's local date and time (`2026-12-01T09:00`); blank = at once. */
+  readonly effectiveAt: string
 }
 
 const initialFormula: Formula = {
@@ -62,12 +68,35 @@ const initialFormula: Formula = {
   priceTypeBase: 'RETAIL',
   priceTypeChange: 'RETAIL',
   coefficient: '',
+  percent: '',
   difference: '',
   round: 'WHOLE',
+  direction: 'NEAREST',
+  effectiveAt: '',
+}
+
+const ROUNDING_OPTIONS: readonly [Rounding, MessageKey][] = [
+  ['WHOLE', 'roundWhole'],
+  ['TENS', 'roundTens'],
+  ['HUNDREDS', 'roundHundreds'],
+  ['ENDS_90', 'roundEnds90'],
+  ['ENDS_99', 'roundEnds99'],
+  ['ENDS_00', 'roundEnds00'],
+]
+const DIRECTION_OPTIONS: readonly [Direction, MessageKey][] = [
+  ['NEAREST', 'directionNearest'],
+  ['UP', 'directionUp'],
+]
+
+/** The picker's local date and time as an instant with its offset (ISO 8601, UTC); blank or unreadable: none. */
+function effectiveInstant(local: string): string | undefined {
+  const time = local ? new Date(local).getTime() : Number.NaN
+  return Number.isNaN(time) ? undefined : new Date(time).toISOString()
 }
 
 /** The request body of a formula: blanks left out (a coefficient of 1, a difference of 0, no band). */
 function bodyOf(formula: Formula): BulkChangeBody {
+  const effective = effectiveInstant(formula.effectiveAt)
   const optional = (name: string, raw: string) => {
     const value = normaliseDecimal(raw)
     return value === '' ? {} : { [name]: value }
@@ -78,8 +107,11 @@ function bodyOf(formula: Formula): BulkChangeBody {
     priceTypeBase: formula.priceTypeBase,
     priceTypeChange: formula.priceTypeChange,
     ...optional('coefficient', formula.coefficient),
+    ...optional('percent', formula.percent),
     ...optional('difference', formula.difference),
     round: formula.round,
+    ...(formula.direction === 'UP' ? { direction: formula.direction } : {}),
+    ...(effective ? { effectiveAt: effective } : {}),
   }
 }
 
@@ -90,8 +122,11 @@ const bodyFieldIds: Readonly<Record<string, { id: string; step: Step }>> = {
   priceTypeBase: { id: 'base-RETAIL', step: 2 },
   priceTypeChange: { id: 'change-RETAIL', step: 2 },
   coefficient: { id: 'coefficient', step: 2 },
+  percent: { id: 'percent', step: 2 },
   difference: { id: 'difference', step: 2 },
   round: { id: 'round', step: 2 },
+  direction: { id: 'direction', step: 2 },
+  effectiveAt: { id: 'effectiveAt', step: 2 },
 }
 
 const reasonKey: Record<string, MessageKey> = {
@@ -166,6 +201,7 @@ export function BulkChangeScreen({ api, t }: { readonly api: Api; readonly t: Tr
     if (busy) return
     const own = {
       ...(isDecimalOrBlank(formula.coefficient) ? {} : { coefficient: t('notANumber') }),
+      ...(isDecimalOrBlank(formula.percent) ? {} : { percent: t('notANumber') }),
       ...(isDecimalOrBlank(formula.difference) ? {} : { difference: t('notANumber') }),
     }
     setErrors(own)
@@ -263,6 +299,71 @@ export function BulkChangeScreen({ api, t }: { readonly api: Api; readonly t: Tr
       ))}
       {errors[`${prefix}-RETAIL`] ? <span class="error">{errors[`${prefix}-RETAIL`]}</span> : null}
     </fieldset>
+  )
+
+  /** A typed field of the formula: a decimal, or the date and time it takes effect. */
+  const formulaField = (
+    name: 'percent' | 'coefficient' | 'difference' | 'effectiveAt',
+    label: MessageKey,
+    hint: MessageKey,
+  ) => (
+    <TextField
+      id={name}
+      name={name}
+      label={t(label)}
+      hint={t(hint)}
+      value={formula[name]}
+      error={errors[name]}
+      decimal={name !== 'effectiveAt'}
+      dateTime={name === 'effectiveAt'}
+      onInput={(value) => editFormula({ [name]: value })}
+    />
+  )
+
+  const choice = <K extends 'round' | 'direction'>(
+    name: K,
+    label: MessageKey,
+    options: readonly (readonly [Formula[K], MessageKey])[],
+  ) => (
+    <div class="field">
+      <label for={name}>{t(label)}</label>
+      <select
+        id={name}
+        name={name}
+        value={formula[name]}
+        aria-invalid={errors[name] ? true : undefined}
+        aria-describedby={errors[name] ? `${name}-error` : undefined}
+        onChange={(event) => editFormula({ [name]: event.currentTarget.value as Formula[K] })}
+      >
+        {options.map(([value, key]) => (
+          <option key={value} value={value}>
+            {t(key)}
+          </option>
+        ))}
+      </select>
+      {errors[name] ? (
+        <span class="error" id={`${name}-error`}>
+          {errors[name]}
+        </span>
+      ) : null}
+    </div>
+  )
+
+  const beforeAfter = (
+    id: string,
+    label: MessageKey,
+    values: { old: string | null; new: string | null },
+    unit = '',
+  ) => (
+    <div>
+      <dt>{t(label)}</dt>
+      <dd id={id}>
+        {t('beforeAfter', {
+          old: `${formatMoney(values.old, t('numberLocale'))}${unit}`,
+          new: `${formatMoney(values.new, t('numberLocale'))}${unit}`,
+        })}
+      </dd>
+    </div>
   )
 
   const rows = (caption: string, list: readonly PreviewRow[], rejected: boolean) => (
@@ -378,46 +479,12 @@ export function BulkChangeScreen({ api, t }: { readonly api: Api; readonly t: Tr
           {radios('priceTypeBase', 'base', 'priceTypeBase')}
           {radios('priceTypeChange', 'change', 'priceTypeChange')}
           <div class="fields">
-            <TextField
-              id="coefficient"
-              name="coefficient"
-              label={t('coefficient')}
-              hint={t('coefficientHint')}
-              value={formula.coefficient}
-              error={errors.coefficient}
-              decimal
-              onInput={(value) => editFormula({ coefficient: value })}
-            />
-            <TextField
-              id="difference"
-              name="difference"
-              label={t('difference')}
-              hint={t('differenceHint')}
-              value={formula.difference}
-              error={errors.difference}
-              decimal
-              onInput={(value) => editFormula({ difference: value })}
-            />
-            <div class="field">
-              <label for="round">{t('rounding')}</label>
-              <select
-                id="round"
-                name="round"
-                value={formula.round}
-                aria-invalid={errors.round ? true : undefined}
-                aria-describedby={errors.round ? 'round-error' : undefined}
-                onChange={(event) => editFormula({ round: event.currentTarget.value as Rounding })}
-              >
-                <option value="WHOLE">{t('roundWhole')}</option>
-                <option value="TENS">{t('roundTens')}</option>
-                <option value="HUNDREDS">{t('roundHundreds')}</option>
-              </select>
-              {errors.round ? (
-                <span class="error" id="round-error">
-                  {errors.round}
-                </span>
-              ) : null}
-            </div>
+            {formulaField('percent', 'percent', 'percentHint')}
+            {formulaField('coefficient', 'coefficient', 'coefficientHint')}
+            {formulaField('difference', 'difference', 'differenceHint')}
+            {choice('round', 'rounding', ROUNDING_OPTIONS)}
+            {choice('direction', 'direction', DIRECTION_OPTIONS)}
+            {formulaField('effectiveAt', 'effectiveAt', 'effectiveAtHint')}
           </div>
           <p class="formula" aria-live="polite">
             {describeFormula(body, t)}
@@ -454,6 +521,11 @@ export function BulkChangeScreen({ api, t }: { readonly api: Api; readonly t: Tr
               <dt>{t('countRejected')}</dt>
               <dd id="count-rejected">{preview.rejectedCount}</dd>
             </div>
+          </dl>
+          <dl class="counts totals" aria-label={t('totals')}>
+            {beforeAfter('total-retail', 'totalRetail', preview.totals.retail)}
+            {beforeAfter('total-purchase', 'totalPurchase', preview.totals.purchase)}
+            {beforeAfter('average-markup', 'averageMarkup', preview.totals.averageMarkup, ' %')}
           </dl>
           {preview.wouldApply ? null : (
             <div class="refused" role="alert">
@@ -500,7 +572,22 @@ export function BulkChangeScreen({ api, t }: { readonly api: Api; readonly t: Tr
       {step === 4 && preview ? (
         <div class="step">
           {stepHeading('stepConfirm')}
-          {applied ? (
+          {applied?.scheduled ? (
+            <>
+              <p class="outcome" role="status" id="scheduled">
+                {t('scheduledOutcome', {
+                  id: applied.scheduled.id,
+                  at: formatEffective(applied.scheduled.effectiveAt, t),
+                })}{' '}
+                <a href="#/prices/changes">{t('changeLog')}</a>
+              </p>
+              <div class="actions">
+                <button type="button" class="secondary" onClick={restart}>
+                  {t('newBulkChange')}
+                </button>
+              </div>
+            </>
+          ) : applied ? (
             <>
               <p class="outcome" role="status" id="applied">
                 {t('applied', { count: applied.changedCount, batch: applied.batch })}
@@ -524,7 +611,11 @@ export function BulkChangeScreen({ api, t }: { readonly api: Api; readonly t: Tr
                   {t('back')}
                 </button>
                 <button type="button" class="danger" aria-disabled={busy} onClick={() => void apply()}>
-                  {busy ? t('applying') : t('applyChange', { count: preview.changedCount })}
+                  {busy
+                    ? t('applying')
+                    : body.effectiveAt
+                      ? t('scheduleChange', { at: formatEffective(body.effectiveAt, t) })
+                      : t('applyChange', { count: preview.changedCount })}
                 </button>
               </div>
               {job === undefined ? null : (

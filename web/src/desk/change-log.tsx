@@ -1,11 +1,13 @@
-import { useMemo, useState } from 'preact/hooks'
+import { useEffect, useMemo, useState } from 'preact/hooks'
 import type { Api } from '../api.js'
 import type { Translate } from '../app.js'
 import type { Language } from '../i18n/index.js'
 import { Pager } from '../pager.js'
 import { useSession } from '../session.js'
+import { BulkApi, type ScheduledChange } from './bulk-api.js'
 import { ConfirmDialog } from './confirm-dialog.js'
 import { actionLabel, conflictLabel, entryRoute, formatMoment } from './desk-format.js'
+import { describeFormula, isRounding } from './formula.js'
 import { type PriceChange, PriceProblem, PricesApi, type RevertConflict, type RevertResult } from './prices-api.js'
 import { useLoaded } from './use-loaded.js'
 import './desk.css'
@@ -13,8 +15,12 @@ import './desk.css'
 /*
  * The change log of the glass price list, newest first: every create, update, delete, bulk change, import and
  * revert, with who, when and what was asked. A change is reverted with its button (after a confirmation); the
- * answer says what was restored and, entry by entry, what was left alone and why.
+ * answer says what was restored and, entry by entry, what was left alone and why. Above it, the bulk changes
+ * scheduled for a later time: pending (with a button that cancels one), applied (naming the change they wrote),
+ * cancelled or refused; while one is pending the page looks again every few seconds, so it is seen to apply.
  */
+
+const SCHEDULED_RELOAD_MS = 2000
 
 const PAGE_SIZE = 20
 
@@ -60,6 +66,32 @@ export function ChangeLogScreen({ api, language, t }: ChangeLogProps) {
     (signal) => prices.changes(page, PAGE_SIZE, signal),
     [prices, page, reloads],
   )
+  const bulk = useMemo(() => new BulkApi(api), [api])
+  const { value: scheduled } = useLoaded((signal) => bulk.scheduled(0, PAGE_SIZE, signal), [bulk, reloads])
+  const [cancelFailure, setCancelFailure] = useState<string | undefined>()
+  const pending = scheduled?.content.some((item) => item.state === 'pending') ?? false
+  useEffect(() => {
+    if (!pending) return
+    const timer = setInterval(() => setReloads((count) => count + 1), SCHEDULED_RELOAD_MS)
+    return () => clearInterval(timer)
+  }, [pending])
+
+  const cancelScheduled = async (item: ScheduledChange) => {
+    setCancelFailure(undefined)
+    try {
+      await bulk.cancelScheduled(item.id)
+    } catch (reason) {
+      setCancelFailure((reason as Error).message)
+    }
+    setReloads((count) => count + 1)
+  }
+
+  const scheduledState = (item: ScheduledChange) => {
+    if (item.state === 'applied') return t('scheduledApplied', { batch: item.batch ?? '' })
+    if (item.state === 'cancelled') return t('scheduledCancelled', { user: item.cancelledBy ?? '' })
+    if (item.state === 'failed') return t('scheduledFailed', { reason: String(item.problem?.detail ?? '') })
+    return t('scheduledPending')
+  }
 
   const revert = async (change: PriceChange) => {
     setBusy(true)
@@ -135,6 +167,55 @@ export function ChangeLogScreen({ api, language, t }: ChangeLogProps) {
         </p>
       ) : null}
       {error ? <p role="alert">{t('loadFailed', { reason: error })}</p> : null}
+
+      {scheduled && scheduled.content.length > 0 ? (
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard
+        <section class="table-scroll" aria-label={t('scheduledChanges')} tabIndex={0}>
+          <table class="results scheduled-changes">
+            <caption>{t('scheduledChanges')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('deskChange')}</th>
+                <th scope="col">{t('scheduledEffective')}</th>
+                <th scope="col">{t('deskWho')}</th>
+                <th scope="col">{t('deskParameters')}</th>
+                <th scope="col">{t('scheduledState')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {scheduled.content.map((item) => (
+                <tr key={item.id} id={`scheduled-${item.id}`} data-state={item.state}>
+                  <td class="number">{item.id}</td>
+                  <td>{formatMoment(item.effectiveAt, language)}</td>
+                  <td>{item.createdBy}</td>
+                  <td>{formulaOf(item, t)}</td>
+                  <td>
+                    {scheduledState(item)}
+                    {item.state === 'pending' && canWrite ? (
+                      <>
+                        {' '}
+                        <button
+                          type="button"
+                          data-action="cancel-scheduled"
+                          aria-label={t('cancelScheduled', { id: item.id })}
+                          onClick={() => void cancelScheduled(item)}
+                        >
+                          {t('cancelScheduledShort')}
+                        </button>
+                      </>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      ) : null}
+      {cancelFailure ? (
+        <p class="notice alert" role="alert">
+          {t('requestFailed', { reason: cancelFailure })}
+        </p>
+      ) : null}
 
       {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard */}
       <section class="table-scroll" aria-label={t('changeLog')} tabIndex={0}>
@@ -222,4 +303,35 @@ export function ChangeLogScreen({ api, language, t }: ChangeLogProps) {
       ) : null}
     </div>
   )
+}
+
+/** A scheduled change's terms in words (the wizard's formula), or its parameters when they are not a bulk change's. */
+function formulaOf(item: ScheduledChange, t: Translate): string {
+  const terms = item.parameters
+  const text = (name: string) => (typeof terms[name] === 'string' ? (terms[name] as string) : undefined)
+  const base = text('priceTypeBase')
+  const change = text('priceTypeChange')
+  const round = text('round')
+  if ((base !== 'RETAIL' && base !== 'PURCHASE') || (change !== 'RETAIL' && change !== 'PURCHASE') || !round) {
+    return parameterText(terms).join(', ')
+  }
+  if (!isRounding(round)) {
+    return parameterText(terms).join(', ')
+  }
+  const optional = (name: string) => (text(name) === undefined ? {} : { [name]: text(name) })
+  const filter = typeof terms.filter === 'object' && terms.filter !== null ? terms.filter : {}
+  const selection = parameterText(filter as Record<string, unknown>).join(', ')
+  const words = describeFormula(
+    {
+      priceTypeBase: base,
+      priceTypeChange: change,
+      round,
+      ...optional('coefficient'),
+      ...optional('percent'),
+      ...optional('difference'),
+      ...(text('direction') === 'UP' ? { direction: 'UP' as const } : {}),
+    },
+    t,
+  )
+  return selection ? `${words} (${selection})` : words
 }

@@ -32,6 +32,8 @@ export function TextField(props: {
   readonly error?: string | undefined
   readonly hint?: string
   readonly decimal?: boolean
+  /** A date and time picker instead of text. */
+  readonly dateTime?: boolean
   readonly onInput: (value: string) => void
 }) {
   const { id, error, hint } = props
@@ -39,17 +41,30 @@ export function TextField(props: {
   return (
     <div class="field">
       <label for={id}>{props.label}</label>
-      <input
-        id={id}
-        name={props.name}
-        type="text"
-        autocomplete="off"
-        inputMode={props.decimal ? 'decimal' : 'text'}
-        value={props.value}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={described || undefined}
-        onInput={(event) => props.onInput(event.currentTarget.value)}
-      />
+      {props.dateTime ? (
+        <input
+          id={id}
+          name={props.name}
+          type="datetime-local"
+          step={1}
+          value={props.value}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={described || undefined}
+          onInput={(event) => props.onInput(event.currentTarget.value)}
+        />
+      ) : (
+        <input
+          id={id}
+          name={props.name}
+          type="text"
+          autocomplete="off"
+          inputMode={props.decimal ? 'decimal' : 'text'}
+          value={props.value}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={described || undefined}
+          onInput={(event) => props.onInput(event.currentTarget.value)}
+        />
+      )}
       {hint ? (
         <span class="hint" id={`${id}-hint`}>
           {hint}

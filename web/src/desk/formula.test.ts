@@ -45,3 +45,27 @@ test('a blank coefficient and a zero or blank difference are left out of the wor
     'New retail price = retail price × 1.1 + 250 RUB, rounded to hundreds of roubles (halves up).',
   )
 })
+
+test('a percentage, a price ending and its direction, and the effective time are said in words', () => {
+  const body = {
+    priceTypeBase: 'RETAIL',
+    priceTypeChange: 'RETAIL',
+    percent: '10',
+    round: 'ENDS_90',
+    direction: 'UP',
+  } as const
+  assert.equal(
+    describeFormula(body, en),
+    'New retail price = retail price + 10 %, rounded to a price ending in …90 (upwards).',
+  )
+  assert.equal(
+    describeFormula(body, ru),
+    'Новая розничная цена = розничная цена + 10 %, с округлением до цены, оканчивающейся на …90 (в большую сторону).',
+  )
+  assert.equal(
+    describeFormula({ ...body, percent: '-15', round: 'ENDS_99', direction: 'NEAREST' }, en),
+    'New retail price = retail price − 15 %, rounded to a price ending in …99 (halves up).',
+  )
+  const scheduled = describeFormula({ ...body, effectiveAt: '2026-12-01T06:00:00.000Z' }, en)
+  assert.match(scheduled, /\(upwards\)\. Takes effect .*2026.*\.$/)
+})
