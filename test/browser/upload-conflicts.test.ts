@@ -93,11 +93,11 @@ browserSuite('price desk: an old export uploaded after a colleague’s edit', (c
     assert.match(await text('#upload-checked'), /обновится 1, без изменений 0\. Изменённые после выгрузки: 2\./)
     const conflicts = await page.locator('#check-conflicts tbody tr.conflict').allTextContents()
     assert.equal(conflicts.length, 2)
-    assert.match(conflicts[0] ?? '', /^3Safilo · Carrera · CA 224 990,00 → 20 500,00.*anonymous, .*1 → 2$/)
+    assert.match(conflicts[0] ?? '', /^3Safilo · Carrera · CA 224\s990,00 → 20\s500,00.*anonymous, .*1 → 2$/)
     assert.match(await text('#check-conflicts caption'), /Изменены после выгрузки: 2/)
     assert.match(
       (await page.locator('#check-changed tbody tr').allTextContents()).join('|'),
-      /^2Safilo · Carrera · CA 110 000,00 → 10 500,005 000,00$/,
+      /^2Safilo · Carrera · CA 110\s000,00 → 10\s500,005\s000,00$/,
     )
     const apply = page.locator('button:text-is("Загрузить")')
     assert.equal(await apply.isDisabled(), true, 'no upload before a choice')

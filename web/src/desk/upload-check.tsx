@@ -3,6 +3,7 @@ import type { Translate } from '../app.js'
 import type { MessageKey } from '../i18n/index.js'
 import { Pager } from '../pager.js'
 import type { CheckPage, CheckRow, ConflictChoice, ConflictRow, ImportResult } from './bulk-api.js'
+import { fieldLabel, formatMoment, formatMoney } from './desk-format.js'
 
 /*
  * An upload's check, row by row: the rows that change an entry (old → new per price), that add one, the entries a
@@ -11,17 +12,16 @@ import type { CheckPage, CheckRow, ConflictChoice, ConflictRow, ImportResult } f
  * the file is not applied.
  */
 
-const money = (value: number) =>
-  value.toLocaleString('ru-RU', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).replace(/\u00a0/g, ' ')
-
 /** "позицию, изменённую", "позиции, изменённые", "позиций, изменённых" by the number, in the page's language. */
 export function entriesWord(count: number, t: Translate): string {
-  const form = new Intl.PluralRules(t('pluralRules')).select(count)
+  const form = new Intl.PluralRules(t('numberLocale')).select(count)
   return t(form === 'one' ? 'entriesOne' : form === 'few' ? 'entriesFew' : 'entriesMany')
 }
 
 /** A price cell: old → new where it changes, else the value. */
-function PriceCell({ row, field }: { readonly row: CheckRow; readonly field: 'price' | 'purchase' }) {
+function PriceCell(props: { readonly row: CheckRow; readonly field: 'price' | 'purchase'; readonly t: Translate }) {
+  const { row, field } = props
+  const money = (value: number) => formatMoney(value, props.t('numberLocale'))
   const change = row.changes.find((item) => item.field === field)
   return (
     <td class="number">
@@ -41,7 +41,7 @@ function CheckTable<T extends CheckRow>(props: {
   readonly title: MessageKey
   readonly page: CheckPage<T>
   /** The conflicts' own cells (who and when, versions); the table is highlighted then. */
-  readonly conflictCells?: (row: T) => ComponentChildren
+  readonly conflictCells?: (row: T, t: Translate) => ComponentChildren
   readonly t: Translate
 }) {
   const { page, t } = props
@@ -53,8 +53,8 @@ function CheckTable<T extends CheckRow>(props: {
         <tr>
           <th scope="col">{t('fileLine')}</th>
           <th scope="col">{t('checkEntry')}</th>
-          <th scope="col">{t('checkPrice')}</th>
-          <th scope="col">{t('checkPurchase')}</th>
+          <th scope="col">{t(fieldLabel.price)}</th>
+          <th scope="col">{t(fieldLabel.purchase)}</th>
           {props.conflictCells ? (
             <>
               <th scope="col">{t('checkChangedBy')}</th>
@@ -70,9 +70,9 @@ function CheckTable<T extends CheckRow>(props: {
             <td>
               {row.manufacturer} · {row.brand} · {row.model}
             </td>
-            <PriceCell row={row} field="price" />
-            <PriceCell row={row} field="purchase" />
-            {props.conflictCells?.(row)}
+            <PriceCell row={row} field="price" t={t} />
+            <PriceCell row={row} field="purchase" t={t} />
+            {props.conflictCells?.(row, t)}
           </tr>
         ))}
       </tbody>
@@ -80,11 +80,11 @@ function CheckTable<T extends CheckRow>(props: {
   )
 }
 
-function conflictCells(row: ConflictRow) {
+function conflictCells(row: ConflictRow, t: Translate) {
   return (
     <>
       <td>
-        {row.changedBy}, {new Date(row.changedAt).toLocaleString('ru-RU')}
+        {row.changedBy}, {formatMoment(row.changedAt, t('numberLocale'))}
       </td>
       <td class="number">
         {row.fileVersion} → {row.storedVersion}
