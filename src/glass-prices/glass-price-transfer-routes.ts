@@ -284,7 +284,11 @@ export async function glassPriceTransferRoutes(fastify: FastifyInstance): Promis
           'A CSV file (`text/csv`), UTF-8 with or without a BOM, `,` or `;` (with `;` a decimal comma is accepted), ' +
           'or an XLSX workbook (its first sheet), ' +
           'whose header names the columns `manufacturer`, `brand`, `model`, `price`, `purchase` (or in Russian ' +
-          '`Производитель`, `Бренд`, `Модель`, `Цена`, `Закупка`) in any order. ' +
+          '`Производитель`, `Бренд`, `Модель`, `Цена`, `Закупка`) in any order, and optionally `version` and ' +
+          '`changedAt` (`Версия`, `Изменено`) as the export writes them: with `mode=upsert` a row whose entry ' +
+          'changed since that version is a conflict, and the file is refused (409 `upload-conflicts`) unless ' +
+          '`overwriteConflicts` or `skipConflicts` says what to do; a file without them is compared by value. ' +
+          'Every answer has `check`: a page (`page`, `size`) of the rows that change, add, delete and conflict. ' +
           'Every row is checked first: any problem → 422 listing the first 100 with line and column, and nothing ' +
           'is written. A valid file is added (`mode=append`), updates the prices of the entries it names and adds ' +
           'the others (`mode=upsert`), or replaces the price list (`mode=replace`; a file that looks like a ' +
@@ -432,7 +436,8 @@ export async function glassPriceTransferRoutes(fastify: FastifyInstance): Promis
         summary: 'Download the price list (the listing’s selection) as CSV or XLSX',
         description:
           'The entries the listing would show with the same filters, in its order, every one (no paging), with ' +
-          'the import’s columns, so the file uploads back unchanged. Streamed: memory stays constant whatever the ' +
+          'the import’s columns and then each entry’s `version` and `changedAt` (UTC), so the file uploads back ' +
+          'unchanged and an upload of it finds the entries changed since. Streamed: memory stays constant whatever the ' +
           'size. `excel=true` writes `;`, decimal commas and a BOM; `format=xlsx` a workbook.',
         querystring: ExportQuerySchema,
         response: {

@@ -116,6 +116,39 @@ browserSuite('price desk: an old export uploaded after a colleague’s edit', (c
     ])
   })
 
+  test('the check’s lists are paged: the next page shows the next rows, old → new', async () => {
+    await clearGlassPrices(ctx.db)
+    await seedEntries(
+      ctx.db,
+      Array.from({ length: 25 }, (_, index) => ({
+        manufacturer: 'Seed',
+        brand: 'Paged',
+        model: `P ${String(index + 1).padStart(2, '0')}`,
+        price: '100.00',
+        purchase: '50.00',
+      })),
+    )
+    const exported = await (await fetch(`${base}${pricesPath}/export`)).text()
+    const file = join(files, 'paged.csv')
+    writeFileSync(file, exported.replaceAll(',100.00,50.00,', ',120.00,50.00,'))
+    await page.goto(`${base}/#/prices/transfer`)
+    await page.reload()
+    await page.waitForSelector('#upload-file')
+    await page.setInputFiles('#upload-file', file)
+    await page.click('button:text-is("Проверить файл")')
+    await page.waitForSelector('#check-changed')
+    assert.match(await text('#check-changed caption'), /Изменятся: 25/)
+    assert.equal(await page.locator('#check-changed tbody tr').count(), 20)
+    await page.click('nav[aria-label="Страницы проверки"] button:text-is("Следующая страница")')
+    await until(
+      'the second page of the check',
+      async () => (await page.locator('#check-changed tbody tr').count()) === 5,
+    )
+    const rows = await page.locator('#check-changed tbody tr').allTextContents()
+    assert.match(rows[0] ?? '', /^22Seed · Paged · P 21100,00 → 120,0050,00$/)
+    assert.equal((await prices()).filter(([, price]) => price === '100.00').length, 25, 'the check writes nothing')
+  })
+
   test('the page logged no console error', () => {
     assert.deepEqual(consoleErrors.errors, [])
   })
