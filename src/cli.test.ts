@@ -141,6 +141,27 @@ eachDatabase('command line', (ctx) => {
     }
   })
 
+  test('an upsert of an old version is refused naming --overwrite-conflicts; --skip-conflicts keeps the newer price', async () => {
+    const header = 'manufacturer,brand,model,price,purchase,version,changedAt'
+    const file = join(work, 'versions.csv')
+    writeFileSync(file, `${header}\nVerCo,Ver,VER 1,100,50,,\n`)
+    assert.equal((await cli('import', 'glasses', 'prices', file)).code, 0)
+    writeFileSync(file, `${header}\nVerCo,Ver,VER 1,150,50,1,\n`)
+    assert.equal((await cli('import', 'glasses', 'prices', file, '--mode', 'upsert')).code, 0, 'at its version')
+    writeFileSync(file, `${header}\nVerCo,Ver,VER 1,120,50,1,\n`)
+    const refused = await cli('import', 'glasses', 'prices', file, '--mode', 'upsert')
+    assert.equal(refused.code, 1)
+    assert.match(
+      refused.stderr,
+      /import refused: 1 row of the file carries .* --overwrite-conflicts 1 .* --skip-conflicts/,
+    )
+    const skipped = await cli('import', 'glasses', 'prices', file, '--mode', 'upsert', '--skip-conflicts')
+    assert.equal(skipped.code, 0, skipped.stderr)
+    assert.match(skipped.stdout, /0 added, 0 updated/)
+    const both = await cli('import', 'glasses', 'prices', file, '--overwrite-conflicts', '1', '--skip-conflicts')
+    assert.equal(both.code, 2)
+  })
+
   test('usage errors exit 2 with one line and the usage', async () => {
     for (const args of [['frobnicate'], ['import', 'hats', 'prices', 'x.csv'], ['seed', '--scale', 'many']]) {
       const result = await cli(...args)

@@ -13,7 +13,7 @@ import { type Database, openDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
 import { waitForDatabase } from './db/wait-for-database.js'
 import { CatalogueNotEmptyError, DEMO_SEED, seedCatalogue } from './demo/demo-catalogue.js'
-import { importGlassPrices, isGlassPriceList } from './glass-prices/glass-price-import.js'
+import { GlassPriceConflicts, importGlassPrices, isGlassPriceList } from './glass-prices/glass-price-import.js'
 import {
   describeLookAlikeKeyReport,
   LOOK_ALIKE_MIGRATION,
@@ -43,7 +43,8 @@ const usage = `usage: npm run cli -- <command>
                                                    load the demo catalogue (about N SKUs per kind)
   refresh [kind]                                   rebuild the matview of one kind or of all
   import <kind> <prices|goods> <file.csv|file.xlsx> [--mode append|upsert|replace] [--confirm-deletes N]
-         [--dry-run] [--format csv|xlsx]           load a price list or a nomenclature from CSV or XLSX
+         [--overwrite-conflicts N | --skip-conflicts] [--dry-run] [--format csv|xlsx]
+                                                   load a price list or a nomenclature from CSV or XLSX
   export <kind> <prices|goods> <file|-> [--format csv|xlsx] [--excel]
                                                    write a price list or a nomenclature, ordered by id
   backup <file.tar.gz>                             a consistent copy of the embedded database (DATA_DIR), also
@@ -285,6 +286,8 @@ const commands: Record<string, Command> = {
       mode: { type: 'string' },
       replace: { type: 'boolean' },
       'confirm-deletes': { type: 'string' },
+      'overwrite-conflicts': { type: 'string' },
+      'skip-conflicts': { type: 'boolean' },
       'dry-run': { type: 'boolean' },
       format: { type: 'string' },
     })
@@ -303,6 +306,19 @@ const commands: Record<string, Command> = {
     if (confirmText !== undefined && !/^\d+$/.test(confirmText)) {
       throw new UsageError(`--confirm-deletes must be a whole number (got '${confirmText}')`)
     }
+    const overwriteText = values['overwrite-conflicts']
+    if (overwriteText !== undefined && !/^\d+$/.test(overwriteText)) {
+      throw new UsageError(`--overwrite-conflicts must be a whole number (got '${overwriteText}')`)
+    }
+    if (overwriteText !== undefined && values['skip-conflicts']) {
+      throw new UsageError('--overwrite-conflicts and --skip-conflicts exclude each other')
+    }
+    const conflicts =
+      overwriteText !== undefined
+        ? { overwrite: Number(overwriteText) }
+        : values['skip-conflicts']
+          ? ('skip' as const)
+          : ('refuse' as const)
     if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`)
     let size: number
     try {
@@ -324,7 +340,7 @@ const commands: Record<string, Command> = {
     const confirmDeletes = confirmText === undefined ? {} : { confirmDeletes: Number(confirmText) }
     // The glass price list records every import in its history, as an upload over HTTP does.
     const importing = isGlassPriceList(kind, table)
-      ? importGlassPrices(db, createReadStream(file), { ...common, ...confirmDeletes, user: CLI_USER })
+      ? importGlassPrices(db, createReadStream(file), { ...common, ...confirmDeletes, conflicts, user: CLI_USER })
       : importCsv(db, kind, table, createReadStream(file), {
           ...common,
           // A replace from what looks like a filtered export (one brand, say) must confirm what it deletes.
@@ -338,10 +354,15 @@ const commands: Record<string, Command> = {
         })
     const result = await importing
       .catch((error: unknown) => {
-        if (!(error instanceof ReplaceNotConfirmed)) throw error
-        io.stderr.write(
-          `optics-catalog: import refused: ${error.message.replace('confirmDeletes=', '--confirm-deletes ').replace('mode=upsert', '--mode upsert')}\n`,
-        )
+        if (!(error instanceof ReplaceNotConfirmed || error instanceof GlassPriceConflicts)) throw error
+        const options: [string, string][] = [
+          ['confirmDeletes=', '--confirm-deletes '],
+          ['mode=upsert', '--mode upsert'],
+          ['overwriteConflicts=', '--overwrite-conflicts '],
+          ['skipConflicts=true', '--skip-conflicts'],
+        ]
+        const message = options.reduce((text, [http, cli]) => text.replace(http, cli), error.message)
+        io.stderr.write(`optics-catalog: import refused: ${message}\n`)
         return undefined
       })
       .finally(() => progress.stop())

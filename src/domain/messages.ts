@@ -172,6 +172,12 @@ const en = {
   'import.tooLong': 'is longer than {max} characters',
   'import.decimals': 'has more than {scale} {scale|decimal|decimals}',
   'import.notWholeNumber': "must be a whole number (got '{value}')",
+  'import.notTimestamp': "must be a date and time such as 2026-03-02T10:15:00Z (got '{value}')",
+  'import.conflicts':
+    '{count} {count|row|rows} of the file {count|carries|carry} a version of {count|its entry|their entries} that was changed since the export; nothing was written. Repeat with overwriteConflicts={count} to write the file’s prices over them, or with skipConflicts=true to leave them as they are',
+  'import.conflictsChanged':
+    'The check found {expected} {expected|row|rows} changed since the export, now there {count|is|are} {count}; nothing was written. Check the file again',
+  'import.conflictChoice': 'overwriteConflicts and skipConflicts exclude each other',
   'import.notNumber': "must be a number (got '{value}')",
   'import.notNumberComma':
     "must be a number (got '{value}'); the decimal separator is a point in a file separated by commas",
@@ -373,6 +379,12 @@ const ru: Readonly<Record<MessageKey, string>> = {
   'import.tooLong': 'длиннее {max} символов',
   'import.decimals': 'больше {scale} {scale|знака|знаков|знаков} после запятой',
   'import.notWholeNumber': 'должно быть целым числом (получено «{value}»)',
+  'import.notTimestamp': 'должно быть датой и временем вида 2026-03-02T10:15:00Z (получено «{value}»)',
+  'import.conflicts':
+    'В {count} {count|строке|строках|строках} файла версия позиции, которую изменили после выгрузки; ничего не записано. Чтобы записать цены файла поверх, повторите с overwriteConflicts={count}, а чтобы оставить эти позиции как есть — со skipConflicts=true',
+  'import.conflictsChanged':
+    'Проверка нашла {expected} {expected|строку|строки|строк}, изменённых после выгрузки, а сейчас их {count}; ничего не записано. Проверьте файл ещё раз',
+  'import.conflictChoice': 'overwriteConflicts и skipConflicts исключают друг друга',
   'import.notNumber': 'должно быть числом (получено «{value}»)',
   'import.notNumberComma':
     'должно быть числом (получено «{value}»); в файле с разделителем «,» дробная часть отделяется точкой',

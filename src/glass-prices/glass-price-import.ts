@@ -1,7 +1,10 @@
 import type { Kind } from '../catalog/kind.js'
 import { glasses } from '../catalog/kinds.js'
 import type { Database, RawClient } from '../db/database.js'
+import { buildPage, type Page, type PageRequest } from '../http/page.js'
 import {
+  type ConflictChoice,
+  ConflictsFound,
   type ImportFormat,
   type ImportMode,
   type ImportOptions,
@@ -9,6 +12,7 @@ import {
   type ImportSource,
   importCsv,
 } from '../transfer/csv-import.js'
+import { changedAtText } from '../transfer/transfer-columns.js'
 
 /*
  * A CSV upload of the glass price list, recorded in the history: the whole import is one change (batch) with
@@ -36,6 +40,10 @@ export interface GlassPriceImportOptions {
   /** For `replace` from a file that looks like a filtered export: the number of entries it deletes. */
   readonly confirmDeletes?: number
   readonly dryRun?: boolean
+  /** What an upsert does with rows whose entry changed since the file's version (default `refuse`). */
+  readonly conflicts?: ConflictChoice
+  /** The page of each of the check's lists (default the first 20 rows). */
+  readonly checkPage?: PageRequest
   /** Default `csv`. */
   readonly format?: ImportFormat
   /** The first work of the import's transaction (after the table is locked); a throw rolls it back. */
@@ -51,6 +59,159 @@ export interface GlassPriceImportOptions {
 export interface GlassPriceImportResult extends ImportResult {
   /** The history change (batch) of the import; null when nothing was written. */
   readonly batch: number | null
+  /** What the file does to the price list, row by row (a page of each list); null when the file had problems. */
+  readonly check: ImportCheck | null
+}
+
+export interface FieldChange {
+  readonly field: 'price' | 'purchase'
+  readonly oldValue: number
+  readonly newValue: number
+}
+
+/** A row of the check: the file's line (null for an entry a replace deletes), the entry, its values after. */
+export interface CheckRow {
+  readonly line: number | null
+  /** The entry the row meets; null for a row that creates one. */
+  readonly id: number | null
+  readonly manufacturer: string
+  readonly brand: string
+  readonly model: string
+  readonly price: number
+  readonly purchase: number
+  /** Old → new per price that changes (the stored entry's → the file's). */
+  readonly changes: FieldChange[]
+}
+
+export interface ConflictRow extends CheckRow {
+  readonly fileVersion: number
+  readonly storedVersion: number
+  readonly changedBy: string
+  readonly changedAt: string
+  readonly storedPrice: number
+  readonly storedPurchase: number
+}
+
+export interface ImportCheck {
+  readonly changed: Page<CheckRow>
+  readonly created: Page<CheckRow>
+  readonly deleted: Page<CheckRow>
+  readonly conflicts: Page<ConflictRow>
+}
+
+/** Thrown (nothing written) when an upsert meets conflicts it was not told to skip or overwrite; with the check. */
+export class GlassPriceConflicts extends Error {
+  constructor(
+    readonly found: ConflictsFound,
+    readonly check: ImportCheck | null,
+  ) {
+    super(found.message)
+  }
+}
+
+const DEFAULT_CHECK_PAGE: PageRequest = { page: 0, size: 20, sort: [] }
+
+type CheckSqlRow = {
+  line: number | null
+  id: number | string | null
+  manufacturer: string
+  brand: string
+  model: string
+  price: string
+  purchase: string
+  old_price: string | null
+  old_purchase: string | null
+  file_version?: number
+  version?: number
+  updated_by?: string
+  changed_at?: string
+}
+
+function checkRow(row: CheckSqlRow): CheckRow {
+  const changes: FieldChange[] = []
+  for (const [field, oldValue, newValue] of [
+    ['price', row.old_price, row.price],
+    ['purchase', row.old_purchase, row.purchase],
+  ] as const) {
+    if (oldValue !== null && oldValue !== newValue) {
+      changes.push({ field, oldValue: Number(oldValue), newValue: Number(newValue) })
+    }
+  }
+  return {
+    line: row.line === null ? null : Number(row.line),
+    id: row.id === null ? null : Number(row.id),
+    manufacturer: row.manufacturer,
+    brand: row.brand,
+    model: row.model,
+    price: Number(row.price),
+    purchase: Number(row.purchase),
+    changes,
+  }
+}
+
+/**
+ * The check's lists, one page each, read in the import's transaction once the file's rows are met with the
+ * entries (`before`: the table, or what a replace deleted): set-based, a count and a page per list, so the answer
+ * stays bounded whatever the file's size.
+ */
+async function readCheck(
+  client: RawClient,
+  before: string,
+  matched: boolean,
+  request: PageRequest,
+): Promise<ImportCheck> {
+  const limit = `LIMIT ${request.size} OFFSET ${request.page * request.size}`
+  const page = async <T>(from: string, order: string, select: string, map: (row: CheckSqlRow) => T) => {
+    const [count] = await client.query<{ n: number | string }>(`SELECT count(*) AS n ${from}`)
+    const rows = await client.query<CheckSqlRow>(`SELECT ${select} ${from} ORDER BY ${order} ${limit}`)
+    return buildPage(rows.map(map), request, Number(count?.n ?? 0))
+  }
+  const fileRow = 's.line, s.manufacturer, s.brand, s.model, s.price::text AS price, s.purchase::text AS purchase'
+  const met = `FROM import_matched m JOIN import_staging s ON s.line = m.line JOIN ${before} e ON e.id = m.target_id`
+  const empty = buildPage<never>([], request, 0)
+  return {
+    changed: matched
+      ? await page(
+          `${met} WHERE m.changed AND NOT m.conflict`,
+          'm.line',
+          `${fileRow}, e.id, e.price::text AS old_price, e.purchase::text AS old_purchase`,
+          checkRow,
+        )
+      : empty,
+    created: await page(
+      `FROM import_staging s${matched ? ' WHERE NOT EXISTS (SELECT 1 FROM import_matched m WHERE m.line = s.line)' : ''}`,
+      's.line',
+      `${fileRow}, NULL AS id, NULL AS old_price, NULL AS old_purchase`,
+      checkRow,
+    ),
+    deleted:
+      before !== 'glasses_price'
+        ? await page(
+            `FROM ${before} e WHERE NOT EXISTS (SELECT 1 FROM import_matched m WHERE m.target_id = e.id)`,
+            'e.id',
+            `NULL AS line, e.id, e.manufacturer, e.brand, e.model, e.price::text AS price,
+             e.purchase::text AS purchase, NULL AS old_price, NULL AS old_purchase`,
+            checkRow,
+          )
+        : empty,
+    conflicts: matched
+      ? await page(
+          `${met} WHERE m.conflict`,
+          'm.line',
+          `${fileRow}, e.id, e.price::text AS old_price, e.purchase::text AS old_purchase, s.file_version,
+           e.version, e.updated_by, ${changedAtText('e')} AS changed_at`,
+          (row): ConflictRow => ({
+            ...checkRow(row),
+            fileVersion: Number(row.file_version),
+            storedVersion: Number(row.version),
+            changedBy: row.updated_by ?? '',
+            changedAt: row.changed_at ?? '',
+            storedPrice: Number(row.old_price),
+            storedPurchase: Number(row.old_purchase),
+          }),
+        )
+      : empty,
+  }
 }
 
 /** The history rows of entries, one per field, with the entry's values on the `side` given and NULL on the other. */
@@ -100,8 +261,14 @@ export async function importGlassPrices(
     batch = Number(row?.id)
     return batch
   }
+  let check: ImportCheck | null = null
   const result = await importCsv(db, glasses, 'prices', source, {
     mode,
+    versions: true,
+    ...(options.conflicts === undefined ? {} : { conflicts: options.conflicts }),
+    review: async ({ client, before, matched }) => {
+      check = await readCheck(client, before, matched, options.checkPage ?? DEFAULT_CHECK_PAGE)
+    },
     format: options.format ?? 'csv',
     replaceGuard: {
       columns: FILTER_COLUMNS,
@@ -139,10 +306,13 @@ export async function importGlassPrices(
     ...(options.beforeCommit
       ? {
           beforeCommit: (client: RawClient, result: ImportResult) =>
-            options.beforeCommit!(client, { ...result, batch }),
+            options.beforeCommit!(client, { ...result, batch, check }),
         }
       : {}),
+  }).catch((error: unknown) => {
+    if (error instanceof ConflictsFound) throw new GlassPriceConflicts(error, check)
+    throw error
   })
   const wrote = result.problemCount === 0 && !result.dryRun
-  return { ...result, batch: wrote ? batch : null }
+  return { ...result, batch: wrote ? batch : null, check: result.problemCount === 0 ? check : null }
 }

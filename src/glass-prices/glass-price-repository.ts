@@ -20,6 +20,7 @@ import {
   listFieldErrors,
   preconditionFailed,
 } from '../http/problem.js'
+import { changedAtText } from '../transfer/transfer-columns.js'
 import { type GlassPriceFilter, glassPriceFilterConditions } from './glass-price-filter.js'
 import type {
   GlassPriceEntry,
@@ -278,7 +279,8 @@ export type ListingSelection = Pick<ListingRequest, 'filter' | 'sortColumn' | 's
 /**
  * Every entry a listing selects, in the listing's order, as keyset pages: each page continues after the last
  * row's sort key (`(keys…, id) > (last…)`), one index range scan per page, so memory stays constant and no row
- * is skipped or repeated whatever the size. Rows carry the SQL columns (prices as exact text).
+ * is skipped or repeated whatever the size. Rows carry the SQL columns (prices as exact text), with the entry's
+ * version and its change time as the export writes them.
  */
 export async function* glassPricePages(
   db: Kysely<Tables>,
@@ -292,7 +294,8 @@ export async function* glassPricePages(
   for (;;) {
     let query = db
       .selectFrom('glasses_price as e')
-      .select(['e.id', 'e.manufacturer', 'e.brand', 'e.model', 'e.price', 'e.purchase'])
+      .select(['e.id', 'e.manufacturer', 'e.brand', 'e.model', 'e.price', 'e.purchase', 'e.version'])
+      .select(sql.raw<string>(changedAtText('e')).as('updated_at'))
       .select(keys.map((key, index) => key.as(`_key${index}`)))
     for (const condition of conditions) query = query.where(condition)
     if (last) {

@@ -16,6 +16,7 @@ import {
   type WriteOutcome,
 } from '../http/idempotency.js'
 import { mediaTypeDetail } from '../http/media-types.js'
+import { buildPage, PageSchema, pagingQueryProperties, parsePageRequest } from '../http/page.js'
 import { principalName } from '../http/principal.js'
 import { conflict, invalidField, ProblemError, unprocessable, unsupportedMediaType } from '../http/problem.js'
 import { isAbandonment } from '../http/request-timeout.js'
@@ -24,10 +25,10 @@ import { SpooledUpload, UploadSpool } from '../http/upload-spool.js'
 import { StringEnum } from '../http/validation.js'
 import { IMPORT_MODES, ReplaceNotConfirmed } from '../transfer/csv-import.js'
 import { type ExportRow, writeCsv, writeXlsx } from '../transfer/export-writer.js'
-import { transferColumns } from '../transfer/transfer-columns.js'
+import { transferColumns, VERSION_COLUMNS } from '../transfer/transfer-columns.js'
 import { looksLikeXlsx } from '../transfer/xlsx.js'
 import { parseGlassPriceFilter } from './glass-price-filter.js'
-import { type GlassPriceImportResult, importGlassPrices } from './glass-price-import.js'
+import { GlassPriceConflicts, type GlassPriceImportResult, importGlassPrices } from './glass-price-import.js'
 import { glassPricePages } from './glass-price-repository.js'
 import { glassPriceFilterQueryProperties, SORT_COLUMNS, SORT_DIRECTIONS } from './glass-price-schemas.js'
 import { prefersAsync, WriteJobSchema } from './write-jobs.js'
@@ -59,6 +60,60 @@ async function spool(request: FastifyRequest, payload: NodeJS.ReadableStream, li
   })
 }
 
+/** Rows per page of each of the check's lists. */
+const CHECK_PAGE_SIZE = 20
+
+const money = (description: string) => Type.Number({ description })
+
+const FieldChangeSchema = Type.Object({
+  field: StringEnum(['price', 'purchase'] as const),
+  oldValue: money('The stored entry’s value'),
+  newValue: money('The file’s value'),
+})
+
+const checkRowProperties = {
+  line: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'The row’s line in the file (the header is line 1); null for an entry a replace deletes',
+  }),
+  id: Type.Union([Type.Integer(), Type.Null()], { description: 'The entry the row meets; null when it creates one' }),
+  manufacturer: Type.String(),
+  brand: Type.String(),
+  model: Type.String(),
+  price: money('The retail price after the upload (for a deleted entry: its price)'),
+  purchase: money('The purchase price after the upload (for a deleted entry: its price)'),
+  changes: Type.Array(FieldChangeSchema, { description: 'Old → new per price that changes' }),
+}
+
+const CheckRowSchema = Type.Object(checkRowProperties, { title: 'Upload check row' })
+
+const ConflictRowSchema = Type.Object(
+  {
+    ...checkRowProperties,
+    fileVersion: Type.Integer({ description: 'The entry’s version the file was exported at' }),
+    storedVersion: Type.Integer({ description: 'The entry’s version now (its ETag)' }),
+    changedBy: Type.String({ description: 'Who changed the entry last' }),
+    changedAt: Type.String({ format: 'date-time', description: 'When the entry was changed last' }),
+    storedPrice: money('The retail price stored now'),
+    storedPurchase: money('The purchase price stored now'),
+  },
+  { title: 'Upload conflict' },
+)
+
+const ImportCheckSchema = Type.Object(
+  {
+    changed: PageSchema(CheckRowSchema, { description: 'Rows that change an entry’s prices, by line' }),
+    created: PageSchema(CheckRowSchema, { description: 'Rows that add an entry, by line' }),
+    deleted: PageSchema(CheckRowSchema, { description: 'mode=replace: entries the file no longer has, by id' }),
+    conflicts: PageSchema(ConflictRowSchema, {
+      description: 'mode=upsert: rows whose entry was changed since the file’s version, by line',
+    }),
+  },
+  {
+    description:
+      'What the file does, row by row: the page `page`/`size` of each list (the counts are their totalElements)',
+  },
+)
+
 const ImportQuerySchema = Type.Object({
   mode: Type.Optional(
     StringEnum(IMPORT_MODES, {
@@ -80,6 +135,22 @@ const ImportQuerySchema = Type.Object({
     }),
   ),
   dryRun: Type.Optional(Type.Boolean({ default: false, description: 'true: check the file, write nothing' })),
+  overwriteConflicts: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description:
+        'mode=upsert from a file with versions (an export): write the file’s prices over the entries changed ' +
+        'since the export too, when there are exactly this many of them (the check’s `conflicts`); another number ' +
+        '→ 409, nothing written',
+    }),
+  ),
+  skipConflicts: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description: 'mode=upsert: leave the entries changed since the export as they are and write the other rows',
+    }),
+  ),
+  ...pagingQueryProperties(CHECK_PAGE_SIZE),
 })
 
 const ImportResultSchema = Type.Object(
@@ -103,6 +174,14 @@ const ImportResultSchema = Type.Object(
     batch: Type.Union([Type.Integer(), Type.Null()], {
       description: 'The history change (batch) of the import: revert it with POST …/changes/{batch}/revert',
     }),
+    conflicts: Type.Integer({
+      description:
+        'mode=upsert: rows whose entry was changed since the file’s version (its `version` column) and whose ' +
+        'prices differ from it; not in `updated` unless overwritten',
+    }),
+    overwritten: Type.Integer({ description: 'Conflicts written over (overwriteConflicts), counted in `updated` too' }),
+    skipped: Type.Integer({ description: 'Conflicts left as they were (skipConflicts)' }),
+    check: ImportCheckSchema,
   },
   { title: 'Glass price import result' },
 )
@@ -141,7 +220,12 @@ function exportFileName(timezone: string, extension: string, filters: readonly u
   return ['glass-prices', ...words, day, ...(excel ? ['excel'] : [])].join('-') + `.${extension}`
 }
 
-/** The answer to an import: its counts and its batch. */
+const emptyCheck = () => {
+  const page = buildPage<never>([], { page: 0, size: CHECK_PAGE_SIZE, sort: [] }, 0)
+  return { changed: page, created: page, deleted: page, conflicts: page }
+}
+
+/** The answer to an import: its counts, its batch and its check. */
 function importAnswer(result: GlassPriceImportResult) {
   return {
     rows: result.rows,
@@ -155,6 +239,10 @@ function importAnswer(result: GlassPriceImportResult) {
     format: result.format,
     delimiter: result.delimiter,
     batch: result.batch,
+    conflicts: result.conflicts,
+    overwritten: result.overwritten,
+    skipped: result.skipped,
+    check: result.check ?? emptyCheck(),
   }
 }
 
@@ -195,7 +283,11 @@ export async function glassPriceTransferRoutes(fastify: FastifyInstance): Promis
           'A CSV file (`text/csv`), UTF-8 with or without a BOM, `,` or `;` (with `;` a decimal comma is accepted), ' +
           'or an XLSX workbook (its first sheet), ' +
           'whose header names the columns `manufacturer`, `brand`, `model`, `price`, `purchase` (or in Russian ' +
-          '`Производитель`, `Бренд`, `Модель`, `Цена`, `Закупка`) in any order. ' +
+          '`Производитель`, `Бренд`, `Модель`, `Цена`, `Закупка`) in any order, and optionally `version` and ' +
+          '`changedAt` (`Версия`, `Изменено`) as the export writes them: with `mode=upsert` a row whose entry ' +
+          'changed since that version is a conflict, and the file is refused (409 `upload-conflicts`) unless ' +
+          '`overwriteConflicts` or `skipConflicts` says what to do; a file without them is compared by value. ' +
+          'Every answer has `check`: a page (`page`, `size`) of the rows that change, add, delete and conflict. ' +
           'Every row is checked first: any problem → 422 listing the first 100 with line and column, and nothing ' +
           'is written. A valid file is added (`mode=append`), updates the prices of the entries it names and adds ' +
           'the others (`mode=upsert`), or replaces the price list (`mode=replace`; a file that looks like a ' +
@@ -240,6 +332,16 @@ export async function glassPriceTransferRoutes(fastify: FastifyInstance): Promis
         throw invalidField('replace', messageText('validation.replaceContradicts', { mode: query.mode }))
       }
       const mode = query.mode ?? (query.replace ? 'replace' : 'append')
+      if (query.overwriteConflicts !== undefined && query.skipConflicts) {
+        throw invalidField('skipConflicts', messageText('import.conflictChoice'))
+      }
+      const conflicts =
+        query.overwriteConflicts !== undefined
+          ? { overwrite: query.overwriteConflicts }
+          : query.skipConflicts
+            ? ('skip' as const)
+            : ('refuse' as const)
+      const checkPage = parsePageRequest(query, { defaultSize: CHECK_PAGE_SIZE, maxSize: app.config.maxPageSize })
       // Opened now, the file stays readable when the spool is removed under it (the client gone mid-import).
       const file = await open(upload.path).catch(() => {
         throw new ProblemError(400, messageText('import.uploadEnded'))
@@ -259,6 +361,8 @@ export async function glassPriceTransferRoutes(fastify: FastifyInstance): Promis
           mode,
           ...(query.confirmDeletes === undefined ? {} : { confirmDeletes: query.confirmDeletes }),
           dryRun: query.dryRun ?? false,
+          conflicts,
+          checkPage,
           ...(claim ? { atStart: (client) => claim.claim(rawSql(client)) } : {}),
           ...(recording
             ? {
@@ -267,6 +371,12 @@ export async function glassPriceTransferRoutes(fastify: FastifyInstance): Promis
               }
             : {}),
         }).catch((error: unknown) => {
+          if (error instanceof GlassPriceConflicts) {
+            throw conflict('upload-conflicts', error.message, {
+              conflictCount: error.found.count,
+              ...(error.check ? { check: error.check } : {}),
+            })
+          }
           if (!(error instanceof ReplaceNotConfirmed)) throw error
           throw conflict('confirm-deletes', error.message, {
             deleteCount: error.deleteCount,
@@ -325,7 +435,8 @@ export async function glassPriceTransferRoutes(fastify: FastifyInstance): Promis
         summary: 'Download the price list (the listing’s selection) as CSV or XLSX',
         description:
           'The entries the listing would show with the same filters, in its order, every one (no paging), with ' +
-          'the import’s columns, so the file uploads back unchanged. Streamed: memory stays constant whatever the ' +
+          'the import’s columns and then each entry’s `version` and `changedAt` (UTC), so the file uploads back ' +
+          'unchanged and an upload of it finds the entries changed since. Streamed: memory stays constant whatever the ' +
           'size. `excel=true` writes `;`, decimal commas and a BOM; `format=xlsx` a workbook.',
         querystring: ExportQuerySchema,
         response: {
@@ -355,7 +466,7 @@ export async function glassPriceTransferRoutes(fastify: FastifyInstance): Promis
         yield first.value
         yield* pages
       })()
-      const columns = transferColumns(glasses, 'prices')
+      const columns = [...transferColumns(glasses, 'prices'), ...VERSION_COLUMNS]
       const out = new PassThrough()
       const xlsx = query.format === 'xlsx'
       const written = xlsx

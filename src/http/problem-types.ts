@@ -25,6 +25,8 @@ export const problemTypes = {
   'scheduled-change-finished': 'The scheduled price change already ran, failed or was cancelled (409, `state`)',
   'confirm-deletes':
     'A replace from a file that looks like a filtered export deletes entries of other brands or manufacturers: repeat with confirmDeletes=`deleteCount` (409)',
+  'upload-conflicts':
+    'Rows of an upsert carry a version of an entry changed since the export; nothing was written: repeat with overwriteConflicts=`conflictCount` or skipConflicts=true (409, `check.conflicts`)',
   'concurrent-change': 'A concurrent change conflicted with this one; nothing was changed (409)',
   'idempotency-key-in-use':
     'A request with this Idempotency-Key is still running; retry once it has finished to get its outcome (409)',

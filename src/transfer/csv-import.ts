@@ -8,7 +8,14 @@ import { createIndexes, dropSecondaryIndexes } from '../db/indexes.js'
 import { compareDecimals, decimalKey } from '../domain/decimal.js'
 import { messageText } from '../domain/messages.js'
 import { type CsvRecord, type CsvSource, openCsv } from './csv-records.js'
-import { headerKey, parseValue, type TransferColumn, type TransferTable, transferColumns } from './transfer-columns.js'
+import {
+  headerKey,
+  parseValue,
+  type TransferColumn,
+  type TransferTable,
+  transferColumns,
+  VERSION_COLUMNS,
+} from './transfer-columns.js'
 import { openXlsx } from './xlsx.js'
 
 /*
@@ -44,6 +51,15 @@ export interface ImportResult {
   readonly updated: number
   /** `upsert`: rows whose key was there with the same values (left as they were). */
   readonly unchanged: number
+  /**
+   * `upsert` of a file with versions: rows whose entry was changed since the file's version and whose values
+   * differ from it (conflicts); not counted in `updated` unless overwritten.
+   */
+  readonly conflicts: number
+  /** Conflicts written over (`conflicts: { overwrite }`), counted in `updated` too. */
+  readonly overwritten: number
+  /** Conflicts left as they were (`conflicts: 'skip'`). */
+  readonly skipped: number
   readonly mode: ImportMode
   /** Rows deleted first by `replace` (on a dry run: that it would delete, so a replace can be confirmed by it). */
   readonly deleted: number
@@ -114,6 +130,26 @@ export class ReplaceNotConfirmed extends Error {
   }
 }
 
+/**
+ * What an upsert does with conflicts (rows whose entry changed since the file's version): `refuse` (default) the
+ * whole file, `skip` them, or `overwrite` them when there are exactly that many (the number the check showed).
+ */
+export type ConflictChoice = 'refuse' | 'skip' | { readonly overwrite: number }
+
+/** Thrown (the import rolled back) when an upsert meets conflicts it was not told to skip or overwrite. */
+export class ConflictsFound extends Error {
+  constructor(
+    readonly count: number,
+    readonly expected?: number,
+  ) {
+    super(
+      expected === undefined
+        ? messageText('import.conflicts', { count })
+        : messageText('import.conflictsChanged', { count, expected }),
+    )
+  }
+}
+
 /** What the source holds: CSV text, or an XLSX workbook (its first sheet). */
 export type ImportFormat = 'csv' | 'xlsx'
 
@@ -134,6 +170,25 @@ export interface ImportOptions {
   readonly beforeUpdate?: (transaction: Pick<ImportTransaction, 'client' | 'kind' | 'tableName'>) => Promise<void>
   /** Check everything, write nothing. */
   readonly dryRun?: boolean
+  /**
+   * A price list's file may carry each entry's version and change time ({@link VERSION_COLUMNS}); an upsert then
+   * finds the conflicts. `import_matched` gets a `conflict` column.
+   */
+  readonly versions?: boolean
+  /** What an upsert does with conflicts (default `refuse`). */
+  readonly conflicts?: ConflictChoice
+  /**
+   * Work in the import's transaction once the file's rows are staged and met with the table, before anything is
+   * decided or written (the check's lists, say): `import_staging` holds the valid rows; with `upsert` and `replace`
+   * `import_matched (line, target_id, changed, conflict)` pairs them with the entries they meet, which are in
+   * `before` (the table itself, or for `replace` the temporary `import_gone` holding what was deleted).
+   */
+  readonly review?: (review: {
+    readonly client: RawClient
+    readonly mode: ImportMode
+    readonly before: string
+    readonly matched: boolean
+  }) => Promise<void>
   readonly onProgress?: (progress: ImportProgress) => void
   /** How the kind's matview is refreshed after a successful import (default `concurrently`; `none` leaves it). */
   readonly refresh?: 'concurrently' | 'blocking' | 'none'
@@ -193,7 +248,16 @@ export async function importCsv(
     dryRun: options.dryRun ?? false,
     delimiter: xlsx ? null : input.delimiter,
   }
-  const none = { written: 0, deleted: 0, created: 0, updated: 0, unchanged: 0 }
+  const none = {
+    written: 0,
+    deleted: 0,
+    created: 0,
+    updated: 0,
+    unchanged: 0,
+    conflicts: 0,
+    overwritten: 0,
+    skipped: 0,
+  }
   const empty = (rows = 0) => ({ ...base, rows, ...none, ...problems.summary() })
   const fileProblems = () => {
     for (const problem of input.takeProblems()) problems.add({ ...problem, column: null })
@@ -210,7 +274,10 @@ export async function importCsv(
     await input.close()
     return empty()
   }
-  const mapping = mapHeader(header, columns, problems)
+  // A price list's export carries versions after the data; they are read into the staging table only.
+  const stamps = options.versions && table === 'prices' ? VERSION_COLUMNS : []
+  const fileColumns = [...columns, ...stamps]
+  const mapping = mapHeader(header, fileColumns, problems)
   if (!mapping) {
     await input.close()
     return empty()
@@ -236,8 +303,10 @@ export async function importCsv(
       for (const record of batch) {
         rows++
         if (record.broken) continue
-        const values = checkRecord(record, mapping, columns, { decimalComma, formulaMarks }, problems)
+        const reading = { decimalComma, formulaMarks, trailingFrom: columns.length }
+        const values = checkRecord(record, mapping, fileColumns, reading, problems)
         if (!values) continue
+        if (!withLine) values.length = columns.length
         if (keys) {
           const key = rowKey(kind, table, columns, values)
           const seen = keys.get(key)
@@ -286,13 +355,21 @@ export async function importCsv(
           ? options.replaceGuard
           : undefined
       if (mode === 'replace') {
+        if (stamps.length > 0) {
+          // What was there, to meet the file's rows with (the check's lists of changed, created, deleted).
+          await client.query(
+            `CREATE TEMP TABLE import_gone ON COMMIT DROP AS
+             WITH gone AS (DELETE FROM ${tableName} RETURNING *) SELECT * FROM gone`,
+          )
+        }
+        const removed = stamps.length > 0 ? 'import_gone' : tableName
         if (guard) {
           // What is deleted, per value of the guard columns, to judge the file against once it is loaded.
           const guarded = transferColumns(kind, table).filter((column) => guard.columns.includes(column.name))
           const groups = guarded.map((column) => `${norm(column.column)} AS ${column.column}`)
           await client.query(
             `CREATE TEMP TABLE import_replaced ON COMMIT DROP AS
-             WITH gone AS (DELETE FROM ${tableName} RETURNING *)
+             WITH gone AS (${removed === tableName ? `DELETE FROM ${tableName} RETURNING *` : 'SELECT * FROM import_gone'})
              SELECT ${groups.join(', ')}, count(*) AS n FROM gone GROUP BY ${groups.map((_, i) => i + 1).join(', ')}`,
           )
           const [row] = await client.query<{ count: number | string }>(
@@ -301,7 +378,8 @@ export async function importCsv(
           deleted = Number(row?.count ?? 0)
         } else {
           const [row] = await client.query<{ count: number | string }>(
-            `WITH gone AS (DELETE FROM ${tableName} RETURNING 1) SELECT count(*) AS count FROM gone`,
+            `WITH gone AS (${removed === tableName ? `DELETE FROM ${tableName} RETURNING 1` : 'SELECT 1 FROM import_gone'})
+             SELECT count(*) AS count FROM gone`,
           )
           deleted = Number(row?.count ?? 0)
         }
@@ -315,31 +393,70 @@ export async function importCsv(
       let written: number
       let updated = 0
       let unchanged = 0
+      let conflicts = 0
+      let overwritten = 0
+      let skipped = 0
       if (state?.filled || mode === 'upsert' || !options.rebuildIndexes) {
         // Staged first: duplicate keys of the file, and (meeting rows already there) the keys already in the
         // table, are found by SQL with their lines; then the rows are written.
         await client.query(
           `CREATE TEMP TABLE import_staging ON COMMIT DROP AS SELECT ${names.join(', ')} FROM ${tableName} WITH NO DATA`,
         )
-        await client.query('ALTER TABLE import_staging ADD COLUMN line integer')
-        await client.copyRows('import_staging', [...names, 'line'], validRows(true, false))
+        await client.query(
+          `ALTER TABLE import_staging ADD COLUMN line integer${stamps.length > 0 ? ', ADD COLUMN file_version integer, ADD COLUMN file_changed_at timestamptz' : ''}`,
+        )
+        const stampNames = stamps.length > 0 ? ['file_version', 'file_changed_at'] : []
+        const staged = [...columns.map((column) => column.column), ...stampNames, ...fixedColumns, 'line']
+        await client.copyRows('import_staging', staged, validRows(true, false))
         await reportDuplicates(client, table, columns, problems)
         if (problems.count > 0) throw new Rollback()
-        if (mode === 'upsert') {
-          // The values a file row brings beside its key: the prices of an entry, every attribute of a SKU.
-          const values = columns.filter((column) => !keyColumn(table, column)).map((column) => column.column)
-          const differs = `(${values.map((c) => `t.${c}`).join(', ')}) IS DISTINCT FROM (${values.map((c) => `s.${c}`).join(', ')})`
+        // The values a file row brings beside its key: the prices of an entry, every attribute of a SKU.
+        const values = columns.filter((column) => !keyColumn(table, column)).map((column) => column.column)
+        const differs = `(${values.map((c) => `t.${c}`).join(', ')}) IS DISTINCT FROM (${values.map((c) => `s.${c}`).join(', ')})`
+        // A conflict: the file's row brings other values than the entry's, and the entry is no longer at the
+        // file's version (changed since; or deleted and made anew, so a different version or a later time).
+        const conflict =
+          stamps.length > 0 && mode === 'upsert'
+            ? `coalesce(s.file_version IS NOT NULL AND ${differs}
+                 AND (t.version <> s.file_version OR t.updated_at > s.file_changed_at), false)`
+            : 'false'
+        const before = mode === 'replace' && stamps.length > 0 ? 'import_gone' : tableName
+        if (mode === 'upsert' || before !== tableName) {
           await client.query(
             `CREATE TEMP TABLE import_matched ON COMMIT DROP AS
-             SELECT s.line, t.id AS target_id, ${differs} AS changed
-             FROM import_staging s JOIN ${tableName} t ON ${matchConditions(kind, table)}`,
+             SELECT s.line, t.id AS target_id, ${differs} AS changed, ${conflict} AS conflict
+             FROM import_staging s JOIN ${before} t ON ${matchConditions(kind, table)}`,
           )
-          const [counts] = await client.query<{ updated: number | string; unchanged: number | string }>(
-            `SELECT count(*) FILTER (WHERE changed) AS updated, count(*) FILTER (WHERE NOT changed) AS unchanged
+        }
+        if (mode === 'upsert') {
+          const [counts] = await client.query<{
+            updated: number | string
+            unchanged: number | string
+            conflicts: number | string
+          }>(
+            `SELECT count(*) FILTER (WHERE changed AND NOT conflict) AS updated,
+               count(*) FILTER (WHERE NOT changed) AS unchanged, count(*) FILTER (WHERE conflict) AS conflicts
              FROM import_matched`,
           )
           updated = Number(counts?.updated ?? 0)
           unchanged = Number(counts?.unchanged ?? 0)
+          conflicts = Number(counts?.conflicts ?? 0)
+        }
+        if (mode !== 'append')
+          await options.review?.({ client, mode, before, matched: before !== tableName || mode === 'upsert' })
+        if (conflicts > 0) {
+          const choice = options.conflicts ?? 'refuse'
+          if (choice === 'skip') {
+            skipped = conflicts
+            await client.query('UPDATE import_matched SET changed = false WHERE conflict')
+          } else if (typeof choice === 'object' && choice.overwrite === conflicts) {
+            overwritten = conflicts
+            updated += conflicts
+          } else if (!options.dryRun) {
+            throw new ConflictsFound(conflicts, typeof choice === 'object' ? choice.overwrite : undefined)
+          }
+        }
+        if (mode === 'upsert') {
           await options.beforeUpdate?.({ client, kind, tableName })
           if (updated > 0) {
             const assignments = [
@@ -368,6 +485,7 @@ export async function importCsv(
             })
           }
           if (problems.count > 0) throw new Rollback()
+          if (mode === 'append') await options.review?.({ client, mode, before: tableName, matched: false })
         }
         const [inserted] = await client.query<{ count: number | string }>(
           `WITH added AS (INSERT INTO ${tableName} (${names.join(', ')})
@@ -394,6 +512,9 @@ export async function importCsv(
         created,
         updated,
         unchanged,
+        conflicts,
+        overwritten,
+        skipped,
         ...problems.summary(),
       }
       if (options.dryRun) throw new DryRun(result)
@@ -498,10 +619,14 @@ function checkRecord(
   record: CsvRecord,
   mapping: readonly (number | null)[],
   columns: readonly TransferColumn[],
-  reading: { readonly decimalComma: boolean; readonly formulaMarks: boolean },
+  reading: { readonly decimalComma: boolean; readonly formulaMarks: boolean; readonly trailingFrom: number },
   problems: ProblemList,
 ): (string | null)[] | null {
-  if (record.fields.length !== mapping.length) {
+  // A row added by hand to an export may stop before the trailing version columns: they are empty then.
+  const shortOfTrailing =
+    record.fields.length < mapping.length &&
+    mapping.slice(record.fields.length).every((index) => index !== null && index >= reading.trailingFrom)
+  if (record.fields.length !== mapping.length && !shortOfTrailing) {
     problems.add({
       line: record.line,
       column: null,

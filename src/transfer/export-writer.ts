@@ -26,7 +26,7 @@ export interface CsvExportOptions {
   readonly excel?: boolean
 }
 
-const isNumeric = (column: TransferColumn) => column.type !== 'text'
+const isNumeric = (column: TransferColumn) => column.type !== 'text' && column.type !== 'timestamp'
 
 /**
  * Writes batches of rows as CSV with a header of API names; resolves when everything is flushed into `out`. A text
@@ -100,8 +100,8 @@ export async function writeXlsx(
     rows,
     columns.map((column) => ({
       header: column.name,
-      kind: column.type === 'money' ? 'money' : column.type === 'text' ? 'text' : 'number',
-      width: column.type === 'text' ? 24 : 12,
+      kind: column.type === 'money' ? 'money' : isNumeric(column) ? 'number' : 'text',
+      width: column.type === 'text' ? 24 : column.type === 'timestamp' ? 28 : 12,
     })),
     out,
     { sheetName: options.sheetName ?? 'data' },

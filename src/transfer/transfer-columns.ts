@@ -21,7 +21,7 @@ export interface TransferColumn {
   readonly name: string
   /** The SQL column. */
   readonly column: string
-  readonly type: ValueType | 'money'
+  readonly type: ValueType | 'money' | 'timestamp'
   readonly required: boolean
   /** For a bounded `numeric(p,s)`: at most `precision - scale` integer digits and `scale` decimals. */
   readonly precision?: number
@@ -100,6 +100,23 @@ export function transferColumns(kind: Kind, table: TransferTable): TransferColum
   })
 }
 
+/**
+ * The columns an export of a price list writes after the data, and an upload reads back: each entry's version
+ * (the number its ETag is built from) and the time it was last changed (UTC, ISO 8601). An upsert compares them
+ * with the stored entry to find the rows whose entry a colleague changed since the export (conflicts); a file
+ * without them (from 1C, or typed by hand) is compared by value only.
+ */
+export const VERSION_COLUMNS: readonly TransferColumn[] = [
+  { name: 'version', column: 'version', type: 'integer', required: false, aliases: ['Версия'] },
+  { name: 'changedAt', column: 'updated_at', type: 'timestamp', required: false, aliases: ['Изменено'] },
+]
+
+/** How an export writes a change time: UTC to the microsecond, so it reads back as the same instant. */
+export const changedAtText = (table: string) =>
+  `to_char(${table}.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
+
+const timestampSyntax = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}(:?\d{2})?)?$/
+
 export type ParsedValue = { readonly value: string | null } | { readonly error: string }
 
 const decimalSyntax = /^[-+]?(\d+(\.\d*)?|\.\d+)$/
@@ -133,6 +150,13 @@ export function parseValue(
     return value.length > MAX_TEXT_LENGTH && [...value].length > MAX_TEXT_LENGTH
       ? { error: messageText('import.tooLong', { max: MAX_TEXT_LENGTH }) }
       : { value }
+  }
+  if (column.type === 'timestamp') {
+    // Without a zone a time is UTC, as the export writes it.
+    if (!timestampSyntax.test(text) || Number.isNaN(Date.parse(text))) {
+      return { error: messageText('import.notTimestamp', { value: clip(text) }) }
+    }
+    return { value: /(Z|[+-]\d{2}(:?\d{2})?)$/.test(text) ? text : `${text}Z` }
   }
   const number = decimalComma ? text.replace(groupingSpaces, '').replace(',', '.') : text
   if (column.type === 'integer') {

@@ -112,7 +112,50 @@ export interface ImportResult {
   readonly format: 'csv' | 'xlsx'
   readonly delimiter: ',' | ';' | null
   readonly batch: number | null
+  readonly conflicts: number
+  readonly overwritten: number
+  readonly skipped: number
+  readonly check: ImportCheck
 }
+
+export interface CheckRow {
+  readonly line: number | null
+  readonly id: number | null
+  readonly manufacturer: string
+  readonly brand: string
+  readonly model: string
+  readonly price: number
+  readonly purchase: number
+  readonly changes: readonly { field: 'price' | 'purchase'; oldValue: number; newValue: number }[]
+}
+
+export interface ConflictRow extends CheckRow {
+  readonly fileVersion: number
+  readonly storedVersion: number
+  readonly changedBy: string
+  readonly changedAt: string
+  readonly storedPrice: number
+  readonly storedPurchase: number
+}
+
+/** One page of a list of the check (Spring's envelope; only what the desk reads). */
+export interface CheckPage<T> {
+  readonly content: readonly T[]
+  readonly totalElements: number
+  readonly totalPages: number
+  readonly number: number
+}
+
+/** What an upload does, row by row: one page of each list. */
+export interface ImportCheck {
+  readonly changed: CheckPage<CheckRow>
+  readonly created: CheckPage<CheckRow>
+  readonly deleted: CheckPage<CheckRow>
+  readonly conflicts: CheckPage<ConflictRow>
+}
+
+/** What an upsert does with the entries changed since the file's export: overwrite that many, or skip them. */
+export type ConflictChoice = { readonly overwrite: number } | 'skip'
 
 export type ExportFormat = 'csv' | 'excel' | 'xlsx'
 
@@ -288,11 +331,14 @@ export class BulkApi {
    */
   async upload(
     file: Blob,
-    options: { mode: ImportMode; confirmDeletes?: number; key?: string },
+    options: { mode: ImportMode; confirmDeletes?: number; key?: string; conflicts?: ConflictChoice; page?: number },
     signal?: AbortSignal,
   ): Promise<ImportResult> {
     const query = new URLSearchParams({ mode: options.mode })
     if (options.confirmDeletes !== undefined) query.set('confirmDeletes', String(options.confirmDeletes))
+    if (options.conflicts === 'skip') query.set('skipConflicts', 'true')
+    else if (options.conflicts) query.set('overwriteConflicts', String(options.conflicts.overwrite))
+    if (options.page !== undefined) query.set('page', String(options.page))
     if (options.key === undefined) query.set('dryRun', 'true')
     const response = await this.send(`${PRICES}/import?${query}`, {
       method: 'POST',

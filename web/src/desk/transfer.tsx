@@ -5,6 +5,7 @@ import type { MessageKey } from '../i18n/index.js'
 import { useSession } from '../session.js'
 import {
   BulkApi,
+  type ConflictChoice,
   type ExportFormat,
   type FileProblem,
   type ImportMode,
@@ -16,11 +17,13 @@ import { checkFilters, errorsAt, type FieldErrors, FilterFields, sentFilters } f
 import { normaliseDecimal } from './formula.js'
 import type { Filters } from './prices-api.js'
 import { UndoChange } from './undo-change.js'
+import { UploadCheck } from './upload-check.js'
 import './bulk-desk.css'
 
 /*
- * Upload and download of the glass price list. An upload is always checked first (a dry run: counts, and the
- * problems by line and column); only a checked file can be applied, once (one Idempotency-Key per check), and a
+ * Upload and download of the glass price list. An upload is always checked first (a dry run: counts, the rows it
+ * changes, adds, deletes and the conflicts, page by page, or the problems by line and column); only a checked file
+ * can be applied, with conflicts only after the manager chooses to overwrite or skip them, once (one Idempotency-Key per check), and a
  * replace only after the manager confirms the number of entries it deletes, as the check counted it. A download
  * is fetched with the page's headers (the Bearer token once signed in) and saved from a blob URL.
  */
@@ -37,12 +40,25 @@ const FORMATS: readonly { format: ExportFormat; label: MessageKey }[] = [
   { format: 'xlsx', label: 'formatXlsx' },
 ]
 
+/** Whether a CSV file's header has the version column an export writes (so the file is an export). */
+async function looksLikeExport(file: File): Promise<boolean> {
+  if (file.name.toLowerCase().endsWith('.xlsx')) return false
+  const head = await file.slice(0, 4096).text()
+  const header = head.replace(/^\uFEFF/, '').split(/\r?\n/)[0] ?? ''
+  return header
+    .split(/[;,]/)
+    .map((name) => name.trim().replace(/^"|"$/g, '').toLowerCase())
+    .some((name) => name === 'version' || name === 'версия')
+}
+
 interface Checked {
   readonly result: ImportResult
   /** For a replace: the entries it deletes, which the apply confirms (`confirmDeletes`). */
   readonly deletes: number
   /** The service's warning when the file looks like a filtered export. */
   readonly warning?: string
+  /** What the check was asked with, so another page of its lists asks the same. */
+  readonly confirmDeletes?: number
   readonly key: string
 }
 
@@ -55,6 +71,7 @@ export function TransferScreen({ api, t }: { readonly api: Api; readonly t: Tran
   const [checked, setChecked] = useState<Checked | undefined>()
   const [problems, setProblems] = useState<{ count: number; detail: string; list: readonly FileProblem[] }>()
   const [confirmed, setConfirmed] = useState(false)
+  const [conflictChoice, setConflictChoice] = useState<ConflictChoice | undefined>()
   const [uploaded, setUploaded] = useState<ImportResult | undefined>()
   const [uploadFailure, setUploadFailure] = useState<string | undefined>()
 
@@ -72,6 +89,7 @@ export function TransferScreen({ api, t }: { readonly api: Api; readonly t: Tran
     setChecked(undefined)
     setProblems(undefined)
     setConfirmed(false)
+    setConflictChoice(undefined)
     setUploaded(undefined)
     setUploadFailure(undefined)
   }
@@ -109,8 +127,28 @@ export function TransferScreen({ api, t }: { readonly api: Api; readonly t: Tran
         result,
         deletes: Math.max(result.deleted, confirmDeletes ?? 0),
         ...(warning ? { warning } : {}),
+        ...(confirmDeletes === undefined ? {} : { confirmDeletes }),
         key: newIdempotencyKey(),
       })
+    } catch (error) {
+      uploadProblem(error)
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  /** Another page of the check's lists: the same dry run, asked for that page. */
+  const turnPage = async (page: number) => {
+    if (busy || !file || !checked) return
+    setBusy(true)
+    try {
+      const { confirmDeletes } = checked
+      const result = await bulk.upload(file, {
+        mode: checked.result.mode,
+        page,
+        ...(confirmDeletes === undefined ? {} : { confirmDeletes }),
+      })
+      setChecked({ ...checked, result })
     } catch (error) {
       uploadProblem(error)
     } finally {
@@ -130,6 +168,7 @@ export function TransferScreen({ api, t }: { readonly api: Api; readonly t: Tran
           mode: checked.result.mode,
           key: checked.key,
           ...(replace ? { confirmDeletes: checked.deletes } : {}),
+          ...(checked.result.conflicts > 0 && conflictChoice ? { conflicts: conflictChoice } : {}),
         }),
       )
     } catch (error) {
@@ -174,7 +213,8 @@ export function TransferScreen({ api, t }: { readonly api: Api; readonly t: Tran
 
   const result = checked?.result
   const replace = result?.mode === 'replace'
-  const canApply = canWrite && checked !== undefined && !uploaded && (!replace || confirmed)
+  const conflictsChosen = (result?.conflicts ?? 0) === 0 || conflictChoice !== undefined
+  const canApply = canWrite && checked !== undefined && !uploaded && (!replace || confirmed) && conflictsChosen
 
   return (
     <section class="bulk-desk transfer" aria-labelledby="transfer-title">
@@ -202,8 +242,15 @@ export function TransferScreen({ api, t }: { readonly api: Api; readonly t: Tran
               accept=".csv,.xlsx,text/csv,application/vnd.ms-excel,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
               aria-describedby="upload-file-hint"
               onChange={(event) => {
-                setFile(event.currentTarget.files?.[0])
+                const chosen = event.currentTarget.files?.[0]
+                setFile(chosen)
                 reset()
+                // An export carries versions: it goes back as an update, so conflicts with colleagues are found.
+                if (chosen) {
+                  void looksLikeExport(chosen).then((exported) => {
+                    if (exported) setMode('upsert')
+                  })
+                }
               }}
             />
             <span class="hint" id="upload-file-hint">
@@ -270,7 +317,16 @@ export function TransferScreen({ api, t }: { readonly api: Api; readonly t: Tran
                 updated: result.updated,
                 unchanged: result.unchanged,
               })}
+              {result.conflicts > 0 ? ` ${t('fileConflicts', { conflicts: result.conflicts })}` : null}
             </p>
+            <UploadCheck
+              result={result}
+              onPage={(page) => void turnPage(page)}
+              choice={conflictChoice}
+              onChoice={setConflictChoice}
+              canWrite={canWrite}
+              t={t}
+            />
             {replace ? (
               <div class="danger-zone" role="alert" id="replace-warning">
                 <p>
