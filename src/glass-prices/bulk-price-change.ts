@@ -17,6 +17,7 @@ import {
   type Rounding,
 } from './glass-price-schemas.js'
 import { finishChange, lockGlassPriceList, openChange } from './price-history.js'
+import { reportJobProgress } from './write-jobs.js'
 
 /*
  * The bulk price change (SPEC §5), exactly:
@@ -336,8 +337,10 @@ export async function applyBulkPriceChange(
   const parts = ruleSql(filter, rule)
   const field = priceColumn[rule.priceTypeChange]
   return inTransaction(db, async (trx) => {
+    reportJobProgress('selecting', 0)
     await lockGlassPriceList(trx)
     const counts = await countSelection(trx, parts, true)
+    reportJobProgress('selecting', counts.selectedCount, counts.selectedCount)
     if (counts.rejectedCount > 0) {
       const entries = await firstRows(trx, parts, 'rejected', REJECTED_ROWS)
       const named = entries
@@ -373,6 +376,8 @@ export async function applyBulkPriceChange(
       return { batch, selectedCount: counts.selectedCount, changedCount: 0 }
     }
     const column = sql.ref(field)
+    // One statement writes the prices and their history, so the phase is reported at its start and end.
+    reportJobProgress('writing', 0, counts.changedCount)
     const { rows } = await sql<{ changed: number | string }>`
       WITH computed AS (
         SELECT e.id, ${parts.oldValue} AS old_value, ${parts.newValue} AS new_value
@@ -394,6 +399,7 @@ export async function applyBulkPriceChange(
     if (changed !== counts.changedCount) {
       throw conflict('changed-during-bulk-change', messageText('bulk.changedMeanwhile'))
     }
+    reportJobProgress('writing', changed, counts.changedCount)
     await finishChange(trx, batch, changed)
     return { batch, selectedCount: counts.selectedCount, changedCount: changed }
   })

@@ -13,6 +13,7 @@ import {
   importCsv,
 } from '../transfer/csv-import.js'
 import { changedAtText } from '../transfer/transfer-columns.js'
+import { reportJobProgress } from './write-jobs.js'
 
 /*
  * A CSV upload of the glass price list, recorded in the history: the whole import is one change (batch) with
@@ -52,6 +53,8 @@ export interface GlassPriceImportOptions {
   readonly beforeCommit?: (client: RawClient, result: GlassPriceImportResult) => Promise<void>
   /** As {@link importCsv}'s: the command line loads in bulk, reports progress and refreshes the matview itself. */
   readonly onProgress?: ImportOptions['onProgress']
+  /** The file's size in bytes, when known: a job's progress then estimates the rows in all while reading. */
+  readonly sourceBytes?: number
   readonly rebuildIndexes?: boolean
   readonly refresh?: ImportOptions['refresh']
 }
@@ -237,8 +240,10 @@ async function writeHistoryRows(client: RawClient, side: 'old' | 'new', batch: n
   const [last] = await client.query<{ id: number | null }>('SELECT max(id) AS id FROM glasses_price')
   const lastId = Number(last?.id ?? after)
   for (let from = after; from < lastId; from += HISTORY_ENTRIES_PER_STATEMENT) {
+    reportJobProgress('history', from - after, lastId - after)
     await client.query(historyRowsSql(side), [batch, from, Math.min(from + HISTORY_ENTRIES_PER_STATEMENT, lastId)])
   }
+  reportJobProgress('history', Math.max(lastId - after, 0), Math.max(lastId - after, 0))
 }
 
 /**
@@ -262,6 +267,7 @@ export async function importGlassPrices(
     return batch
   }
   let check: ImportCheck | null = null
+  let rowsRead = 0
   const result = await importCsv(db, glasses, 'prices', source, {
     mode,
     versions: true,
@@ -275,7 +281,19 @@ export async function importGlassPrices(
       ...(options.confirmDeletes === undefined ? {} : { confirmDeletes: options.confirmDeletes }),
     },
     dryRun: options.dryRun ?? false,
-    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    onProgress: (progress) => {
+      rowsRead = progress.rows
+      // While reading, the rows in all are estimated from the share of the file read so far.
+      const size = options.sourceBytes
+      const estimate =
+        size && progress.bytes > 0 ? Math.max(progress.rows, Math.round((progress.rows * size) / progress.bytes)) : null
+      reportJobProgress(
+        'reading',
+        progress.rows,
+        progress.bytes >= (size ?? Number.POSITIVE_INFINITY) ? progress.rows : estimate,
+      )
+      options.onProgress?.(progress)
+    },
     ...(options.rebuildIndexes === undefined ? {} : { rebuildIndexes: options.rebuildIndexes }),
     ...(options.refresh === undefined ? {} : { refresh: options.refresh }),
     fixed: { updated_by: options.user },
@@ -285,6 +303,7 @@ export async function importGlassPrices(
       if (mode === 'replace') await writeHistoryRows(client, 'old', await openBatch(client), 0)
     },
     beforeUpdate: async ({ client }) => {
+      reportJobProgress('writing', 0, rowsRead)
       // The prices an upsert changes, old → new: reverting the batch restores the old ones.
       await client.query(
         `INSERT INTO glass_price_change_row (change_id, entry_id, field, old_value, new_value)

@@ -358,6 +358,7 @@ export async function glassPriceTransferRoutes(fastify: FastifyInstance): Promis
         const result = await importGlassPrices(app.db, file.createReadStream({ autoClose: false, start: 0 }), {
           user: principalName(request),
           format,
+          sourceBytes: (await file.stat()).size,
           mode,
           ...(query.confirmDeletes === undefined ? {} : { confirmDeletes: query.confirmDeletes }),
           dryRun: query.dryRun ?? false,

@@ -14,6 +14,7 @@ import {
   type RevertConflict,
   type RevertResult,
 } from './glass-price-schemas.js'
+import { reportJobProgress } from './write-jobs.js'
 
 /*
  * The history of the glass price list (SPEC §6). Every write records, in its own transaction, a change (batch:
@@ -224,6 +225,7 @@ const CONFLICT_LIST_LIMIT = 100
  */
 export async function revertChange(db: Kysely<Tables>, changeIdText: string, user: string): Promise<RevertResult> {
   return inTransaction(db, async (trx) => {
+    reportJobProgress('selecting', 0)
     await lockGlassPriceList(trx)
     const changeId = Number(changeIdText)
     const original = await trx
@@ -326,6 +328,7 @@ export async function revertChange(db: Kysely<Tables>, changeIdText: string, use
     const count = (name: Counted) => Number(counts.rows[0]?.[name] ?? 0)
     const restorable = count('recreate') + count('restore') + count('remove')
     const conflicting = count('conflicting')
+    reportJobProgress('writing', 0, restorable)
     const conflictRows = await sql<{ entry_id: number | string; conflict: RevertConflict['reason'] }>`
       SELECT entry_id, conflict FROM glass_price_revert_plan WHERE conflict IS NOT NULL
       ORDER BY entry_id LIMIT ${CONFLICT_LIST_LIMIT}`.execute(trx)
@@ -382,6 +385,7 @@ export async function revertChange(db: Kysely<Tables>, changeIdText: string, use
 
     await finishChange(trx, revertId, restorable)
     await trx.updateTable('glass_price_change').set({ reverted_by: revertId }).where('id', '=', changeId).execute()
+    reportJobProgress('writing', restorable, restorable)
     return { batch: revertId, reverted: changeId, restoredCount: restorable, conflictCount: conflicting, conflicts }
   })
 }

@@ -153,6 +153,8 @@ eachDatabase('write jobs', (ctx) => {
       assert.equal(poll.json().state, 'running')
       assert.ok(poll.json().startedAt, 'a running job says when its work began')
       assert.equal(poll.json().finishedAt, null)
+      // Its two entries are being written (the slow statement).
+      assert.deepEqual(poll.json().progress, { phase: 'writing', done: 0, total: 2 })
       assert.ok(pollMs < 100, `the poll of a running job took ${Math.round(pollMs)} ms`)
     } finally {
       await waitFor(async () => (await app().inject({ method: 'GET', url: location })).json().state !== 'running')
@@ -166,7 +168,7 @@ eachDatabase('write jobs', (ctx) => {
     // It ended after its 1.5 s statement, after the poll that saw it running: not at its transaction's start.
     assert.ok(ended! - begun! >= 1400, `${ended! - begun!} ms between start and end`)
     assert.ok(ended! >= polledAt - 50, 'finishedAt is when the job ended')
-    assert.deepEqual(job.progress, { phase: 'done', done: job.progress.done, total: job.progress.total })
+    assert.deepEqual(job.progress, { phase: 'done', done: 2, total: 2 })
     // The change log's time is when the change committed, after the slow statement, too.
     const changes = (await app().inject({ method: 'GET', url: `${pricesPath}/changes` })).json()
     assert.equal(changes.content[0].id, job.batch)

@@ -1,6 +1,6 @@
 import type { RawClient } from '../../db/database.js'
 import { compareDecimal, type DecimalValue, parseDecimal } from '../../domain/decimal.js'
-import { GLASS_PRICE_TEXT_FILTERS, type GlassPriceFilter } from '../../glass-prices/glass-price-filter.js'
+import type { GlassPriceFilter, GlassPriceTextFilter } from '../../glass-prices/glass-price-filter.js'
 import type { GlassPriceListItem, SortColumn, SortDirection } from '../../glass-prices/glass-price-schemas.js'
 import { buildPage, type Page, type PageRequest } from '../../http/page.js'
 import { FACET_VALUES, type Facets, facetFields, type NumericFacet, type TextFacet } from '../facets.js'
@@ -1132,7 +1132,9 @@ export function listingTable(
 ): Page<GlassPriceListItem> {
   const { filter } = request
   const conditions: Condition[] = []
-  for (const name of GLASS_PRICE_TEXT_FILTERS) {
+  // The text filters by name (a type-only import keeps the index below the price list; the type checks the names).
+  const textFilters: readonly GlassPriceTextFilter[] = ['manufacturer', 'brand', 'model']
+  for (const name of textFilters) {
     const value = filter[name]
     if (value !== undefined) {
       conditions.push(textCondition(columnOf(prices, name), norm(value), filter.exact?.includes(name) ?? false))
