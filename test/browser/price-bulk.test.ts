@@ -338,8 +338,21 @@ browserSuite('price desk: bulk change, upload and download in a real browser', (
       await page.waitForSelector('#count-changed')
       assert.equal(await text('#count-changed'), '2500')
       await page.click('button:text-is("К подтверждению")')
+      // Its writing statement takes 2 s, so the job's progress can be seen.
+      await sql`
+        CREATE FUNCTION test_slow_update() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN PERFORM pg_sleep(2); RETURN NULL; END $$`.execute(ctx.db.primary)
+      await sql`
+        CREATE TRIGGER test_slow_update BEFORE UPDATE ON glasses_price
+        FOR EACH STATEMENT EXECUTE FUNCTION test_slow_update()`.execute(ctx.db.primary)
       await page.click('button.danger')
+      await page.waitForSelector('#job-progress >> text=/Записываются цены: 0 из 2[s\u00a0\u202f]500/', {
+        timeout: 60_000,
+      })
+      assert.equal(await page.getAttribute('#job-progress progress', 'max'), '2500')
       await page.waitForSelector('#applied', { timeout: 120_000 })
+      await sql`DROP TRIGGER test_slow_update ON glasses_price`.execute(ctx.db.primary)
+      await sql`DROP FUNCTION test_slow_update()`.execute(ctx.db.primary)
       const [, count, batch] = /Изменено позиций: (\d+)\. Номер изменения: (\d+)\./.exec(await text('#applied'))!
       assert.equal(count, '2500')
       // The change was written by a job (its parameters name it), and as the formula says.
@@ -365,6 +378,8 @@ browserSuite('price desk: bulk change, upload and download in a real browser', (
       )
       assert.equal(Number(restored[0]!.n), 2500)
     } finally {
+      await sql`DROP TRIGGER IF EXISTS test_slow_update ON glasses_price`.execute(ctx.db.primary)
+      await sql`DROP FUNCTION IF EXISTS test_slow_update()`.execute(ctx.db.primary)
       await sql`DELETE FROM glasses_price WHERE manufacturer = 'Bulkmaker'`.execute(ctx.db.primary)
     }
   })

@@ -85,9 +85,16 @@ export interface RevertResult {
 }
 
 /** A write run in the background (`Prefer: respond-async`), as `GET …/jobs/{id}` answers it. */
-interface WriteJob {
+export interface WriteJob {
   readonly id: number
   readonly state: 'running' | 'succeeded' | 'failed'
+  readonly startedAt: string | null
+  /** How far it has come: the phase and its rows (`total` null while not known). */
+  readonly progress: {
+    readonly phase: 'reading' | 'selecting' | 'writing' | 'history' | 'done'
+    readonly done: number
+    readonly total: number | null
+  } | null
   readonly result: { status: number; headers: Readonly<Record<string, string>>; body: unknown } | null
   readonly problem: Readonly<Record<string, unknown>> | null
 }
@@ -249,14 +256,14 @@ export class BulkApi {
   /**
    * Applies the bulk change once per key: the entries written and the change (batch) that records it. With
    * `background`, it runs as a job (`Prefer: respond-async`) that is polled until it ends, so no proxy's or
-   * browser's timeout cuts a large change short; `onJob` hears the job's id. A refusal is a Problem either way.
+   * browser's timeout cuts a large change short; `onJob` hears the job at each poll. A refusal is a Problem either way.
    */
   async apply(
     filters: Filters,
     body: BulkChangeBody,
     key: string,
     background = false,
-    onJob: (id: number) => void = () => {},
+    onJob: (job: WriteJob) => void = () => {},
   ): Promise<BulkChangeApplied> {
     const response = await this.send(`${PRICES}/list?${filterQuery(filters)}`, {
       method: 'POST',
@@ -271,9 +278,7 @@ export class BulkApi {
     if (response.status === 202) {
       const accepted = (await response.json()) as WriteJob | ScheduledChange
       if (accepted.state === 'pending') return { changedCount: 0, batch: 0, scheduled: accepted }
-      const job = accepted as WriteJob
-      onJob(job.id)
-      const done = await this.finished(job)
+      const done = await this.finished(accepted as WriteJob, onJob)
       headers = (name) => done.result?.headers[name] ?? null
     }
     return {
@@ -283,11 +288,13 @@ export class BulkApi {
   }
 
   /** Polls a write job until it ends: the job when it succeeded, its problem thrown when it failed. */
-  private async finished(job: WriteJob): Promise<WriteJob> {
+  private async finished(job: WriteJob, onJob: (job: WriteJob) => void = () => {}): Promise<WriteJob> {
     let current = job
+    onJob(current)
     for (let wait = 100; current.state === 'running'; wait = Math.min(wait * 2, 1_000)) {
       await new Promise((resolve) => setTimeout(resolve, wait))
       current = (await (await this.send(`${PRICES}/jobs/${job.id}`, {})).json()) as WriteJob
+      onJob(current)
     }
     if (current.state === 'failed') {
       const problem = current.problem ?? {}
@@ -312,13 +319,18 @@ export class BulkApi {
    * Reverts a change once per key; a 409 (already reverted, every entry changed since) is a Problem. With
    * `background`, as a job polled until it ends (as {@link apply}).
    */
-  async revert(batch: number, key: string, background = false): Promise<RevertResult> {
+  async revert(
+    batch: number,
+    key: string,
+    background = false,
+    onJob: (job: WriteJob) => void = () => {},
+  ): Promise<RevertResult> {
     const response = await this.send(`${PRICES}/changes/${batch}/revert`, {
       method: 'POST',
       headers: { 'idempotency-key': `"${key}"`, ...(background ? { prefer: 'respond-async' } : {}) },
     })
     if (response.status === 202) {
-      const done = await this.finished((await response.json()) as WriteJob)
+      const done = await this.finished((await response.json()) as WriteJob, onJob)
       return done.result?.body as RevertResult
     }
     return (await response.json()) as RevertResult

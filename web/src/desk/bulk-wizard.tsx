@@ -15,6 +15,7 @@ import {
   type PriceType,
   Problem,
   type Rounding,
+  type WriteJob,
 } from './bulk-api.js'
 import {
   checkFilters,
@@ -27,6 +28,7 @@ import {
 } from './desk-fields.js'
 import { formatMoney } from './desk-format.js'
 import { describeFormula, formatEffective, isDecimalOrBlank, normaliseDecimal } from './formula.js'
+import { JobProgressBar } from './job-progress.js'
 import type { Filters } from './prices-api.js'
 import { UndoChange } from './undo-change.js'
 import './bulk-desk.css'
@@ -147,7 +149,7 @@ export function BulkChangeScreen({ api, t }: { readonly api: Api; readonly t: Tr
   const [selected, setSelected] = useState<number | undefined>()
   const [preview, setPreview] = useState<BulkChangePreview | undefined>()
   const [applied, setApplied] = useState<BulkChangeApplied | undefined>()
-  const [job, setJob] = useState<number | undefined>()
+  const [job, setJob] = useState<WriteJob | undefined>()
   // One key per confirmation: made when the confirmation is shown, kept for every retry of it.
   const key = useRef('')
   // Set at once (state is not, until the next render): a double click sends one request.
@@ -618,11 +620,7 @@ export function BulkChangeScreen({ api, t }: { readonly api: Api; readonly t: Tr
                       : t('applyChange', { count: preview.changedCount })}
                 </button>
               </div>
-              {job === undefined ? null : (
-                <p role="status" id="job-running">
-                  {t('jobRunning', { job })}
-                </p>
-              )}
+              {job === undefined ? null : <JobProgressBar job={job} t={t} />}
             </>
           )}
         </div>

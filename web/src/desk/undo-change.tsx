@@ -1,7 +1,15 @@
 import { useRef, useState } from 'preact/hooks'
 import type { Translate } from '../app.js'
 import type { MessageKey } from '../i18n/index.js'
-import { BACKGROUND_FROM, type BulkApi, newIdempotencyKey, Problem, type RevertResult } from './bulk-api.js'
+import {
+  BACKGROUND_FROM,
+  type BulkApi,
+  newIdempotencyKey,
+  Problem,
+  type RevertResult,
+  type WriteJob,
+} from './bulk-api.js'
+import { JobProgressBar } from './job-progress.js'
 
 /*
  * Undo of a change just made (a bulk change, an upload): reverts its batch once, however often it is clicked or
@@ -28,6 +36,7 @@ export function UndoChange(props: {
   const [sending, setSending] = useState(false)
   const [result, setResult] = useState<RevertResult | undefined>()
   const [failure, setFailure] = useState<{ message: string; conflicts: RevertResult['conflicts'] } | undefined>()
+  const [job, setJob] = useState<WriteJob | undefined>()
 
   // Set at once (state is not, until the next render): a double click sends one request.
   const inFlight = useRef(false)
@@ -38,7 +47,7 @@ export function UndoChange(props: {
     setSending(true)
     setFailure(undefined)
     bulk
-      .revert(batch, key, props.size >= BACKGROUND_FROM)
+      .revert(batch, key, props.size >= BACKGROUND_FROM, setJob)
       .then(setResult)
       .catch((error: unknown) => {
         const conflicts = error instanceof Problem ? ((error.body.conflicts as RevertResult['conflicts']) ?? []) : []
@@ -47,6 +56,7 @@ export function UndoChange(props: {
       .finally(() => {
         inFlight.current = false
         setSending(false)
+        setJob(undefined)
       })
   }
 
@@ -80,6 +90,7 @@ export function UndoChange(props: {
           {sending ? t('undoing') : t('undo', { batch })}
         </button>
       ) : null}
+      {job ? <JobProgressBar job={job} t={t} /> : null}
       {failure ? (
         <div role="alert" class="refused">
           <p>{t('undoFailed', { reason: failure.message })}</p>

@@ -290,7 +290,18 @@ export const ru = {
   overwriteConflicts: 'Перезаписать {count} {entries} после выгрузки',
   skipConflicts: 'Оставить цены коллег, загрузить остальные строки',
   fileConflicts: 'Изменённые после выгрузки: {conflicts}.',
-  jobRunning: 'Изменение большое и идёт в фоне (задание {job}): дождитесь результата на этой странице.',
+  jobRunning: 'Изменение большое и идёт в фоне (задание {job}); результат появится здесь.',
+  jobPhaseQueued: 'Ждёт очереди',
+  jobPhaseReading: 'Читается файл',
+  jobPhaseSelecting: 'Отбираются позиции',
+  jobPhaseWriting: 'Записываются цены',
+  jobPhaseHistory: 'Записывается история',
+  jobPhaseDone: 'Завершается',
+  jobRows: '{done} из {total}',
+  jobTimeLeft: 'Осталось около {time}.',
+  jobSeconds: '{count} с',
+  jobMinutes: '{count} мин',
+  jobProgressLabel: 'Ход выполнения задания',
 } as const
 
 export type MessageKey = keyof typeof ru
