@@ -7,6 +7,7 @@ import * as prescriptionIndexes from './0005-prescription-indexes.js'
 import * as changeLog from './0006-change-log.js'
 import * as lookAlikeKeys from './0007-look-alike-keys.js'
 import * as idempotencyKeys from './0008-idempotency-keys.js'
+import * as confusableKeys from './0011-confusable-keys.js'
 
 /**
  * Every migration, in the order it is applied. A migration never changes once released: a change to the schema
@@ -21,4 +22,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0006-change-log': changeLog,
   '0007-look-alike-keys': lookAlikeKeys,
   '0008-idempotency-keys': idempotencyKeys,
+  '0011-confusable-keys': confusableKeys,
 }
