@@ -20,7 +20,7 @@ const latinLetter = '[A-Za-z\\u00c0-\\u00d6\\u00d8-\\u00f6\\u00f8-\\u024f]'
 const cyrillicLetter = '[\\u0400-\\u052f]'
 const wordCharacters = '0-9A-Za-z\\u00c0-\\u00d6\\u00d8-\\u00f6\\u00f8-\\u024f\\u0300-\\u036f\\u0400-\\u052f'
 
-export async function up(db: Kysely<unknown>): Promise<void> {
+export async function up(db: Kysely<any>): Promise<void> {
   const { rows } = await sql<{ encoding: string }>`SELECT current_setting('server_encoding') AS encoding`.execute(db)
   if (rows[0]?.encoding !== 'UTF8') return
   await sql`ALTER FUNCTION optics_key_text(text) RENAME TO optics_key_text_nfc`.execute(db)
