@@ -16,8 +16,8 @@ import { CatalogueNotEmptyError, DEMO_SEED, seedCatalogue } from './demo/demo-ca
 import { GlassPriceConflicts, importGlassPrices, isGlassPriceList } from './glass-prices/glass-price-import.js'
 import {
   describeLookAlikeKeyReport,
-  LOOK_ALIKE_MIGRATION,
   readLookAlikeKeyReport,
+  reportsLookAlikeKeys,
 } from './glass-prices/look-alike-keys.js'
 import {
   IMPORT_MODES,
@@ -96,7 +96,7 @@ export async function runCli(argv: readonly string[], io: CliIo = process): Prom
       })
     }
     const applied = await migrateToLatest(db.primary)
-    if (applied.includes(LOOK_ALIKE_MIGRATION)) {
+    if (reportsLookAlikeKeys(applied)) {
       for (const line of describeLookAlikeKeyReport(await readLookAlikeKeyReport(db.primary))) {
         io.stderr.write(`optics-catalog: ${line}\n`)
       }

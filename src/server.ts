@@ -10,8 +10,8 @@ import { waitForDatabase } from './db/wait-for-database.js'
 import { ensureDemoCatalogue } from './demo/demo-catalogue.js'
 import {
   describeLookAlikeKeyReport,
-  LOOK_ALIKE_MIGRATION,
   readLookAlikeKeyReport,
+  reportsLookAlikeKeys,
 } from './glass-prices/look-alike-keys.js'
 import { removeStaleUploads } from './http/upload-spool.js'
 
@@ -91,7 +91,7 @@ async function main(): Promise<void> {
   }
   const applied = await migrateToLatest(db.primary)
   const app = await buildApp({ config, db })
-  if (applied.includes(LOOK_ALIKE_MIGRATION)) {
+  if (reportsLookAlikeKeys(applied)) {
     // Once, when the migration has just run: what it merged, and what a price manager must look at.
     const report = await readLookAlikeKeyReport(db.primary)
     const lines = describeLookAlikeKeyReport(report)

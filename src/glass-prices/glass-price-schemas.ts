@@ -19,8 +19,8 @@ import { GLASS_PRICE_TEXT_FILTERS } from './glass-price-filter.js'
 const text = (description: string) =>
   Type.String({
     description:
-      `${description}; a key: invisible characters removed, no-break spaces made spaces, NFC, trimmed, ` +
-      `1–${MAX_TEXT_LENGTH} characters; bidi controls and unpaired surrogates are refused`,
+      `${description}; a key: invisible characters removed, no-break spaces made spaces, NFKC, ` +
+      `Latin/Cyrillic look-alikes in one script per word, trimmed, 1–${MAX_TEXT_LENGTH} characters; bidi controls and unpaired surrogates are refused`,
     examples: ['Safilo'],
   })
 const money = (description: string) =>
@@ -84,7 +84,7 @@ const QueryDecimal = (description: string) =>
 
 const textFilterDescription =
   'Case-insensitive substring, read as keys are written (invisible characters removed, no-break spaces made ' +
-  'spaces, NFC); blank = no filter'
+  'spaces, NFKC, Latin/Cyrillic look-alikes in one script per word); blank = no filter'
 
 /** The listing's filters, shared by the listing, the bulk change and the export. */
 export const glassPriceFilterQueryProperties = {

@@ -14,6 +14,7 @@ import {
   pricesPath,
   seedEntries,
   storedEntries,
+  uploadPriceFile,
 } from '../../test/fixtures/glass-prices.js'
 import { buildTestApp, eachDatabase, useTestApp } from '../../test/harness.js'
 import { glassPricePages } from './glass-price-repository.js'
@@ -40,12 +41,7 @@ eachDatabase('glass price list: upload and download', (ctx) => {
   })
 
   const upload = (body: string | Buffer, query = '', contentType = 'text/csv') =>
-    app().inject({
-      method: 'POST',
-      url: `${pricesPath}/import${query}`,
-      headers: { 'content-type': contentType },
-      payload: body,
-    })
+    uploadPriceFile(app(), body, query, contentType)
   const download = (query = '') => app().inject({ method: 'GET', url: `${pricesPath}/export${query}` })
   const stored = async () =>
     (await storedEntries(ctx.db)).map((e) => [e.manufacturer, e.brand, e.model, e.price, e.purchase, e.updated_by])

@@ -25,7 +25,7 @@ import { SpooledUpload, UploadSpool } from '../http/upload-spool.js'
 import { StringEnum } from '../http/validation.js'
 import { IMPORT_MODES, ReplaceNotConfirmed } from '../transfer/csv-import.js'
 import { type ExportRow, writeCsv, writeXlsx } from '../transfer/export-writer.js'
-import { transferColumns, VERSION_COLUMNS } from '../transfer/transfer-columns.js'
+import { HEADER_LANGUAGES, transferColumns, VERSION_COLUMNS } from '../transfer/transfer-columns.js'
 import { looksLikeXlsx } from '../transfer/xlsx.js'
 import { parseGlassPriceFilter } from './glass-price-filter.js'
 import { GlassPriceConflicts, type GlassPriceImportResult, importGlassPrices } from './glass-price-import.js'
@@ -195,6 +195,14 @@ const ExportQuerySchema = Type.Object({
     Type.Boolean({
       default: false,
       description: 'CSV for Excel with Russian settings: `;`, decimal comma and a BOM (ignored for xlsx)',
+    }),
+  ),
+  headers: Type.Optional(
+    StringEnum(HEADER_LANGUAGES, {
+      default: 'en',
+      description:
+        'The header’s language: `en` (default) the API names (`manufacturer`, `price`), `ru` the Russian ones ' +
+        '(`Производитель`, `Цена`); the upload reads both',
     }),
   ),
 })
@@ -438,7 +446,9 @@ export async function glassPriceTransferRoutes(fastify: FastifyInstance): Promis
           'The entries the listing would show with the same filters, in its order, every one (no paging), with ' +
           'the import’s columns and then each entry’s `version` and `changedAt` (UTC), so the file uploads back ' +
           'unchanged and an upload of it finds the entries changed since. Streamed: memory stays constant whatever the ' +
-          'size. `excel=true` writes `;`, decimal commas and a BOM; `format=xlsx` a workbook.',
+          'size. `excel=true` writes `;`, decimal commas and a BOM; `format=xlsx` a workbook; `headers=ru` heads the ' +
+          'columns in Russian (`Производитель;Бренд;Модель;Цена;Закупка;Версия;Изменено`), which the upload reads ' +
+          'as well.',
         querystring: ExportQuerySchema,
         response: {
           // A stream of the file, not a value to serialise.
@@ -471,8 +481,8 @@ export async function glassPriceTransferRoutes(fastify: FastifyInstance): Promis
       const out = new PassThrough()
       const xlsx = query.format === 'xlsx'
       const written = xlsx
-        ? writeXlsx(batches, columns, out, { sheetName: 'glass prices' })
-        : writeCsv(batches, columns, out, { excel: query.excel ?? false })
+        ? writeXlsx(batches, columns, out, { sheetName: 'glass prices', headers: query.headers })
+        : writeCsv(batches, columns, out, { excel: query.excel ?? false, headers: query.headers })
       written.catch((error: unknown) => {
         // A client that leaves mid-file cancels the rest of the export: no fault of the service.
         if (isAbandonment(error)) request.log.info('export abandoned by its client')

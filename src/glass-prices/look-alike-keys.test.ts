@@ -4,6 +4,7 @@ import { sql } from 'kysely'
 import {
   changeCount,
   clearGlassPrices,
+  plantKeys,
   pricesPath,
   storedEntries,
   storedEntry,
@@ -253,19 +254,7 @@ eachDatabase('glass price list: look-alike keys', (ctx) => {
   })
 
   describe('the migration of stored keys', () => {
-    /** Rows as they could be stored before keys had one form (straight into the table, past the API). */
-    const plant = async (rows: readonly [string, string, string][]) => {
-      const ids: number[] = []
-      for (const [manufacturer, brand, model] of rows) {
-        const row = await ctx.db.primary
-          .insertInto('glasses_price')
-          .values({ manufacturer, brand, model, price: '100', purchase: '50', updated_by: 'seed' })
-          .returning('id')
-          .executeTakeFirstOrThrow()
-        ids.push(Number(row.id))
-      }
-      return ids
-    }
+    const plant = (rows: readonly (readonly [string, string, string])[]) => plantKeys(ctx.db, rows)
 
     test('merges what is safe, reports look-alikes and invalid keys, and records the rewrite in the history', async () => {
       const [nfc, nfd, nbsp, override, invisible, ascii] = await plant([

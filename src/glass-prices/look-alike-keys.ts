@@ -3,11 +3,16 @@ import type { Tables } from '../db/tables.js'
 import { messageText } from '../domain/messages.js'
 
 /*
- * What the migration 0007-look-alike-keys found in the glass price list (its table `glass_price_key_report`),
- * read back so the server's log and the CLI say it once, when the migration has just run.
+ * What the migrations 0007-look-alike-keys and 0011-confusable-keys found in the glass price list (their table
+ * `glass_price_key_report`), read back so the server's log and the CLI say it once, when one has just run.
  */
 
-export const LOOK_ALIKE_MIGRATION = '0007-look-alike-keys'
+const LOOK_ALIKE_MIGRATIONS: readonly string[] = ['0007-look-alike-keys', '0011-confusable-keys']
+
+/** Whether the migrations just applied wrote a report of look-alike keys. */
+export function reportsLookAlikeKeys(applied: readonly string[]): boolean {
+  return applied.some((name) => LOOK_ALIKE_MIGRATIONS.includes(name))
+}
 
 export interface LookAlikeKeyEntry {
   readonly entryId: number

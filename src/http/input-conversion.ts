@@ -27,7 +27,7 @@ import { canonicalText } from '../domain/key-text.js'
  *   booleans  true/on/yes/1, false/off/no/0 in any case, trimmed
  *   lists     a single value is a list of one
  * Text, in bodies and query strings alike, is brought to its one form (domain/key-text.ts: invisible characters
- * removed, no-break spaces made spaces, NFC), so a key typed with a no-break space or in decomposed form is the
+ * removed, no-break spaces made spaces, NFKC, one script per word), so a key typed with a no-break space or in decomposed form is the
  * same key, and a filter typed so finds it. Spring converted nothing for a String; this is the one departure.
  */
 

@@ -9,6 +9,7 @@ import { compareDecimals, decimalKey } from '../domain/decimal.js'
 import { messageText } from '../domain/messages.js'
 import { type CsvRecord, type CsvSource, openCsv } from './csv-records.js'
 import {
+  columnHeader,
   headerKey,
   parseValue,
   type TransferColumn,
@@ -33,7 +34,10 @@ import { openXlsx } from './xlsx.js'
 export interface ImportProblem {
   /** 1-based line of the file (the header is line 1); 0 for a problem of the whole file. */
   readonly line: number
-  /** The column (API name) at fault, or null for the whole row. */
+  /**
+   * The column at fault as the file's header names it (`Цена` in a Russian file, `price` in one with the API's
+   * names; a missing column in the language of the rest of the header), or null for the whole row.
+   */
   readonly column: string | null
   readonly message: string
 }
@@ -277,12 +281,13 @@ export async function importCsv(
   // A price list's export carries versions after the data; they are read into the staging table only.
   const stamps = options.versions && table === 'prices' ? VERSION_COLUMNS : []
   const fileColumns = [...columns, ...stamps]
-  const mapping = mapHeader(header, fileColumns, problems)
-  if (!mapping) {
+  const mapped = mapHeader(header, fileColumns, problems)
+  if (!mapped) {
     await input.close()
     return empty()
   }
 
+  const { mapping, headers } = mapped
   const fixedColumns = Object.keys(options.fixed ?? {})
   const fixedValues = Object.values(options.fixed ?? {})
   // A workbook's number cells arrive with a point; a number typed as text may have a comma, as with `;`.
@@ -304,7 +309,7 @@ export async function importCsv(
         rows++
         if (record.broken) continue
         const reading = { decimalComma, formulaMarks, trailingFrom: columns.length }
-        const values = checkRecord(record, mapping, fileColumns, reading, problems)
+        const values = checkRecord(record, mapping, fileColumns, headers, reading, problems)
         if (!values) continue
         if (!withLine) values.length = columns.length
         if (keys) {
@@ -477,7 +482,7 @@ export async function importCsv(
           )) {
             problems.add({
               line: Number(conflict.line),
-              column: table === 'goods' ? 'barcode' : null,
+              column: table === 'goods' ? (headers[columns.findIndex((c) => c.name === 'barcode')] ?? null) : null,
               message:
                 table === 'goods'
                   ? messageText('import.barcodeInNomenclature', { id: conflict.id })
@@ -573,17 +578,21 @@ class ProblemList {
   }
 }
 
-/** Header names → the column each file field feeds (index into `columns`), or null when the header is unusable. */
+/**
+ * Header names → the column each file field feeds (index into `columns`) and each column's name as the file heads
+ * it (its language's name when the file lacks it), or null when the header is unusable.
+ */
 function mapHeader(
   header: CsvRecord,
   columns: readonly TransferColumn[],
   problems: ProblemList,
-): (number | null)[] | null {
+): { mapping: (number | null)[]; headers: string[] } | null {
   const byName = new Map(
     columns.flatMap((column, index) => [column.name, ...column.aliases].map((name) => [headerKey(name), index])),
   )
   const seen = new Set<number>()
   const mapping: (number | null)[] = []
+  const own = new Map<number, string>()
   const before = problems.count
   for (const raw of header.fields) {
     const name = raw.trim()
@@ -593,8 +602,8 @@ function mapHeader(
         line: header.line,
         column: name,
         message: messageText('import.unknownColumn', {
-          columns: columns.map((column) => column.name).join(', '),
-          russian: columns.map((column) => column.aliases[0] ?? column.name).join(', '),
+          columns: columns.map((column) => columnHeader(column, 'en')).join(', '),
+          russian: columns.map((column) => columnHeader(column, 'ru')).join(', '),
         }),
       })
       mapping.push(null)
@@ -604,14 +613,17 @@ function mapHeader(
     } else {
       seen.add(index)
       mapping.push(index)
+      own.set(index, name)
     }
   }
+  const russian = [...own].some(([index, name]) => headerKey(name) !== headerKey(columns[index]?.name ?? ''))
+  const headers = columns.map((column, index) => own.get(index) ?? columnHeader(column, russian ? 'ru' : 'en'))
   columns.forEach((column, index) => {
     if (column.required && !seen.has(index)) {
-      problems.add({ line: header.line, column: column.name, message: messageText('import.columnMissing') })
+      problems.add({ line: header.line, column: headers[index] ?? null, message: messageText('import.columnMissing') })
     }
   })
-  return problems.count > before ? null : mapping
+  return problems.count > before ? null : { mapping, headers }
 }
 
 /** One record → values in `columns` order (NULL for absent columns), or null after reporting its problems. */
@@ -619,6 +631,7 @@ function checkRecord(
   record: CsvRecord,
   mapping: readonly (number | null)[],
   columns: readonly TransferColumn[],
+  headers: readonly string[],
   reading: { readonly decimalComma: boolean; readonly formulaMarks: boolean; readonly trailingFrom: number },
   problems: ProblemList,
 ): (string | null)[] | null {
@@ -641,7 +654,7 @@ function checkRecord(
     const column = columns[index] as TransferColumn
     const parsed = parseValue(column, raw, reading.decimalComma, reading.formulaMarks)
     if ('error' in parsed) {
-      problems.add({ line: record.line, column: column.name, message: parsed.error })
+      problems.add({ line: record.line, column: headers[index] ?? column.name, message: parsed.error })
       valid = false
     } else {
       values[index] = parsed.value
@@ -657,8 +670,8 @@ function checkRecord(
     if (from != null && to != null && compareDecimals(from, to) > 0) {
       problems.add({
         line: record.line,
-        column: column.name,
-        message: messageText('import.exceeds', { other: columns[toIndex]?.name ?? '', from, to }),
+        column: headers[index] ?? column.name,
+        message: messageText('import.exceeds', { other: headers[toIndex] ?? '', from, to }),
       })
       valid = false
     }

@@ -6,7 +6,13 @@ import type { Kind } from '../catalog/kind.js'
 import { kindQueries } from '../catalog/kind-tables.js'
 import type { Tables } from '../db/tables.js'
 import { neutraliseFormula } from './formula-cells.js'
-import { type TransferColumn, type TransferTable, transferColumns } from './transfer-columns.js'
+import {
+  columnHeader,
+  type HeaderLanguage,
+  type TransferColumn,
+  type TransferTable,
+  transferColumns,
+} from './transfer-columns.js'
 import { writeXlsxSheet, type XlsxCell } from './xlsx.js'
 
 /*
@@ -18,7 +24,12 @@ import { writeXlsxSheet, type XlsxCell } from './xlsx.js'
 /** A row by SQL column, as the database returns it (numeric as exact text). */
 export type ExportRow = Readonly<Record<string, unknown>>
 
-export interface CsvExportOptions {
+export interface HeaderOptions {
+  /** The header's language: the API names (the default), or the Russian names the import reads too. */
+  readonly headers?: HeaderLanguage
+}
+
+export interface CsvExportOptions extends HeaderOptions {
   /**
    * For Excel with Russian regional settings: `;` as separator, a decimal comma and a UTF-8 BOM, so the file
    * opens with its columns, numbers and Cyrillic intact. The importer reads it back as it is.
@@ -29,7 +40,7 @@ export interface CsvExportOptions {
 const isNumeric = (column: TransferColumn) => column.type !== 'text' && column.type !== 'timestamp'
 
 /**
- * Writes batches of rows as CSV with a header of API names; resolves when everything is flushed into `out`. A text
+ * Writes batches of rows as CSV with a header of API names (or Russian ones); resolves when everything is flushed into `out`. A text
  * cell a spreadsheet would run as a formula is written with a `'` in front (formula-cells.ts); the import takes it
  * off again.
  */
@@ -50,7 +61,7 @@ export async function writeCsv(
   const write = async (record: unknown[]) => {
     if (!csv.write(record)) await once(csv, 'drain')
   }
-  await write(columns.map((column) => column.name))
+  await write(columns.map((column) => columnHeader(column, options.headers ?? 'en')))
   let count = 0
   for await (const batch of batches) {
     for (const row of batch) {
@@ -71,7 +82,7 @@ export async function writeCsv(
   return count
 }
 
-export interface XlsxExportOptions {
+export interface XlsxExportOptions extends HeaderOptions {
   readonly sheetName?: string
 }
 
@@ -99,7 +110,7 @@ export async function writeXlsx(
   return writeXlsxSheet(
     rows,
     columns.map((column) => ({
-      header: column.name,
+      header: columnHeader(column, options.headers ?? 'en'),
       kind: column.type === 'money' ? 'money' : isNumeric(column) ? 'number' : 'text',
       width: column.type === 'text' ? 24 : column.type === 'timestamp' ? 28 : 12,
     })),
@@ -142,7 +153,7 @@ export async function exportTable(
   kind: Kind,
   table: TransferTable,
   out: Writable,
-  options: { format?: ExportFormat; excel?: boolean } = {},
+  options: HeaderOptions & { format?: ExportFormat; excel?: boolean } = {},
 ): Promise<number> {
   const columns = transferColumns(kind, table)
   const pages = pagesById(
@@ -151,6 +162,6 @@ export async function exportTable(
     columns.map((column) => column.column),
   )
   return options.format === 'xlsx'
-    ? writeXlsx(pages, columns, out, { sheetName: `${kind.path} ${table}` })
-    : writeCsv(pages, columns, out, { excel: options.excel ?? false })
+    ? writeXlsx(pages, columns, out, { sheetName: `${kind.path} ${table}`, ...options })
+    : writeCsv(pages, columns, out, options)
 }

@@ -42,6 +42,15 @@ const SHARED_ALIASES: Readonly<Record<string, readonly string[]>> = {
   barcode: ['Штрихкод', 'Штрих-код'],
 }
 
+/** The languages of a file's header: the API names (`price`), or the names Russian spreadsheets use (`Цена`). */
+export const HEADER_LANGUAGES = ['en', 'ru'] as const
+export type HeaderLanguage = (typeof HEADER_LANGUAGES)[number]
+
+/** The header of a column in a language: its API name, or its (first) Russian name. Exports and problems use it. */
+export function columnHeader(column: TransferColumn, language: HeaderLanguage): string {
+  return language === 'ru' ? (column.aliases[0] ?? column.name) : column.name
+}
+
 /** A header as it is matched: case-insensitive, spaces ignored, `ё` = `е` (`Целевая  группа` = `целеваягруппа`). */
 export function headerKey(name: string): string {
   return name.toLowerCase().replace(/\s+/g, '').replaceAll('ё', 'е')

@@ -431,7 +431,8 @@ browserSuite('price desk: bulk change, upload and download in a real browser', (
     await page.reload()
     await page.fill('#export-manufacturer', manufacturer.toLowerCase())
     await page.fill('#export-priceFrom', '5000')
-    const query = `manufacturer=${encodeURIComponent(manufacturer.toLowerCase())}&priceFrom=5000`
+    // The desk in Russian asks for Russian headers.
+    const query = `manufacturer=${encodeURIComponent(manufacturer.toLowerCase())}&priceFrom=5000&headers=ru`
     for (const [format, extra] of [
       ['csv', ''],
       ['excel', '&excel=true'],
@@ -451,6 +452,7 @@ browserSuite('price desk: bulk change, upload and download in a real browser', (
       } else {
         assert.equal(saved.toString(), expected.toString())
         assert.ok(saved.toString().split('\n').length > 2, 'the download holds entries')
+        assert.match(saved.toString(), /^\uFEFF?Производитель[,;]Бренд[,;]Модель[,;]Цена[,;]Закупка\r?\n/)
       }
       await page.waitForSelector(`#downloaded >> text=${name}`)
     }
@@ -580,7 +582,7 @@ browserSuite('price desk: bulk change, upload and download in a real browser', (
         readOnly.waitForEvent('download'),
         readOnly.click('button:text-is("Скачать")'),
       ])
-      const url = `${readerBase}${pricesPath}/export?manufacturer=${encodeURIComponent(manufacturer)}`
+      const url = `${readerBase}${pricesPath}/export?manufacturer=${encodeURIComponent(manufacturer)}&headers=ru`
       assert.equal((await fetch(url)).status, 401, 'the export needs the token')
       const expected = await (await fetch(url, { headers: { authorization: `Bearer ${token}` } })).text()
       assert.equal(readFileSync((await download.path())!, 'utf8'), expected)

@@ -285,8 +285,9 @@ browserSuite("the price manager's desk in a real browser", (ctx, browser) => {
     await page.click(`#row-${created.id} [data-action="delete"]`)
     const dialog = page.locator('dialog.confirm')
     await dialog.waitFor()
-    // The focus starts on "cancel"; Escape keeps the entry.
-    assert.ok(await dialog.locator('button:text-is("Отмена")').evaluate(hasFocus))
+    // The buttons say what they do, the safe one first, and the focus starts on it; Escape keeps the entry.
+    assert.deepEqual(await dialog.locator('.actions button').allInnerTexts(), ['Не удалять', 'Удалить позицию'])
+    assert.ok(await dialog.locator('button:text-is("Не удалять")').evaluate(hasFocus))
     await page.keyboard.press('Escape')
     await dialog.waitFor({ state: 'detached' })
     assert.equal((await fetch(`${api()}/${created.id}`)).status, 200)
@@ -367,12 +368,26 @@ browserSuite("the price manager's desk in a real browser", (ctx, browser) => {
       const ids = await page.locator('table.change-log tbody tr').evaluateAll((rows) => rows.map((row) => row.id))
       return JSON.stringify(ids) === JSON.stringify(changes.content.map((change) => `change-${change.id}`))
     })
-    assert.match((await page.locator(`#change-${batch}`).innerText())!, /Массовое изменение цен/)
+    // The change in words, not in the API's codes (decimals with a comma, as Russian writes them).
+    const ruDecimal = (value: number) => String(value).replace('.', ',')
+    const row = (await page.locator(`#change-${batch}`).innerText())!
+    assert.match(row, /Массовое изменение цен/)
+    assert.ok(
+      row.includes(
+        `розница = розница + 100, до рублей; розница от ${ruDecimal(three[0]!.price)} до ${ruDecimal(three[2]!.price)}`,
+      ),
+      row,
+    )
+    assert.doesNotMatch(row, /priceTypeBase|round=/)
 
     await page.click(`#change-${batch} [data-action="revert"]`)
-    await page.locator('dialog.confirm').waitFor()
+    const dialog = page.locator('dialog.confirm')
+    await dialog.waitFor()
     assert.deepEqual(await seriousViolations(page), [])
-    await page.locator('dialog.confirm button.danger').click()
+    // Undo and "cancel" are not side by side as "Отменить" and "Отмена": each button says what it does.
+    assert.deepEqual(await dialog.locator('.actions button').allInnerTexts(), ['Не отменять', 'Вернуть прежние цены'])
+    assert.ok(await dialog.locator('button:text-is("Не отменять")').evaluate(hasFocus))
+    await dialog.locator('button:text-is("Вернуть прежние цены")').click()
     const outcome = page.locator('.revert-outcome[role="status"]')
     await outcome.waitFor()
     const text = await outcome.innerText()

@@ -126,7 +126,7 @@ export function App() {
         ) : route === '#/prices/changes' ? (
           <ChangeLogScreen api={api} language={language} t={t} />
         ) : route === '#/prices/transfer' ? (
-          <TransferScreen api={api} t={t} />
+          <TransferScreen api={api} language={language} t={t} />
         ) : forms ? (
           <SearchScreen api={api} forms={forms} language={language} t={t} />
         ) : (

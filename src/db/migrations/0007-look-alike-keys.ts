@@ -64,9 +64,10 @@ function invalidReasonSql(column: string, field: string) {
 
 /**
  * Reports the glass price list's look-alike keys and normalises those that can be (see the migration's comment).
- * Exported for its test, which plants keys the API no longer lets in; `up` runs it once.
+ * Exported for its test, which plants keys the API no longer lets in; `up` runs it once, and so does the migration
+ * 0011-confusable-keys, which gives `optics_key_text` a finer form (`migration` names it in the history).
  */
-export async function normaliseLookAlikeKeys(db: Kysely<any>): Promise<void> {
+export async function normaliseLookAlikeKeys(db: Kysely<any>, migration = '0007-look-alike-keys'): Promise<void> {
   const last = await sql<{ run: number }>`SELECT coalesce(max(run), 0) AS run FROM glass_price_key_report`.execute(db)
   const run = Number(last.rows[0]?.run ?? 0) + 1
   const notPlainAscii = sql.raw(`'[^\\u0020-\\u007e]'`)
@@ -116,7 +117,7 @@ export async function normaliseLookAlikeKeys(db: Kysely<any>): Promise<void> {
   // One change of the history, as any write of the price list records itself: who, what, old → new per field.
   const change = await sql<{ id: string | number }>`
     INSERT INTO glass_price_change (action, created_by, parameters, changed_count)
-    VALUES ('UPDATE', 'system', '{"migration": "0007-look-alike-keys"}'::jsonb, ${normalised})
+    VALUES ('UPDATE', 'system', jsonb_build_object('migration', ${migration}::text), ${normalised})
     RETURNING id`.execute(db)
   const changeId = change.rows[0]?.id
   await sql`

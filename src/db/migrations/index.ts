@@ -8,6 +8,7 @@ import * as changeLog from './0006-change-log.js'
 import * as lookAlikeKeys from './0007-look-alike-keys.js'
 import * as idempotencyKeys from './0008-idempotency-keys.js'
 import * as scheduledPriceChanges from './0010-scheduled-price-changes.js'
+import * as confusableKeys from './0011-confusable-keys.js'
 import * as trueTimes from './0013-true-times.js'
 
 /**
@@ -24,5 +25,6 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0007-look-alike-keys': lookAlikeKeys,
   '0008-idempotency-keys': idempotencyKeys,
   '0010-scheduled-price-changes': scheduledPriceChanges,
+  '0011-confusable-keys': confusableKeys,
   '0013-true-times': trueTimes,
 }

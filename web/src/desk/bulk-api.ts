@@ -1,4 +1,5 @@
 import type { Api } from '../api.js'
+import type { Language } from '../i18n/index.js'
 import { type Filters, filterParams, PRICES } from './prices-api.js'
 
 /*
@@ -364,10 +365,15 @@ export class BulkApi {
     return (await response.json()) as ImportResult
   }
 
-  /** Downloads the filters' entries as a file (with the Bearer token, hence fetched): its name and bytes. */
-  async download(filters: Filters, format: ExportFormat): Promise<{ name: string; blob: Blob }> {
-    const extra: Record<string, string> =
-      format === 'xlsx' ? { format: 'xlsx' } : format === 'excel' ? { excel: 'true' } : {}
+  /**
+   * Downloads the filters' entries as a file (with the Bearer token, hence fetched): its name and bytes. The
+   * header is in the desk's language (`headers=ru`: `Производитель`, `Цена`, …), which the upload reads back.
+   */
+  async download(filters: Filters, format: ExportFormat, language: Language): Promise<{ name: string; blob: Blob }> {
+    const extra: Record<string, string> = {
+      ...(format === 'xlsx' ? { format: 'xlsx' } : format === 'excel' ? { excel: 'true' } : {}),
+      ...(language === 'ru' ? { headers: 'ru' } : {}),
+    }
     const response = await this.send(`${PRICES}/export?${filterQuery(filters, extra)}`, {
       headers: { accept: '*/*' },
     })

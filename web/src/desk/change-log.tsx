@@ -7,7 +7,7 @@ import { useSession } from '../session.js'
 import { BulkApi, type ScheduledChange } from './bulk-api.js'
 import { ConfirmDialog } from './confirm-dialog.js'
 import { actionLabel, conflictLabel, entryRoute, formatMoment } from './desk-format.js'
-import { describeFormula, isRounding } from './formula.js'
+import { describeChange, describeFormula, isRounding } from './formula.js'
 import { type PriceChange, PriceProblem, PricesApi, type RevertConflict, type RevertResult } from './prices-api.js'
 import { useLoaded } from './use-loaded.js'
 import './desk.css'
@@ -252,7 +252,7 @@ export function ChangeLogScreen({ api, language, t }: ChangeLogProps) {
                     {typeof entryId === 'number' ? (
                       <a href={entryRoute(entryId)}>{t('deskEntryNumber', { id: entryId })}</a>
                     ) : (
-                      <code>{parameterText(change.parameters).join(', ')}</code>
+                      (describeChange(change, t) ?? <code>{parameterText(change.parameters).join(', ')}</code>)
                     )}
                   </td>
                   <td>
@@ -292,8 +292,8 @@ export function ChangeLogScreen({ api, language, t }: ChangeLogProps) {
         <ConfirmDialog
           id="confirm-revert"
           title={t('deskRevertQuestion', { id: asking.id })}
-          confirm={t('deskRevert')}
-          cancel={t('deskCancel')}
+          confirm={t('deskRevertConfirm')}
+          cancel={t('deskRevertKeep')}
           busy={busy}
           onConfirm={() => void revert(asking)}
           onClose={() => setAsking(undefined)}

@@ -14,7 +14,8 @@ interface ConfirmDialogProps {
 
 /**
  * A modal question (the browser's `<dialog>`): the focus is trapped in it and starts on "cancel", Escape closes
- * it, and the focus returns to where it was when it closes.
+ * it, and the focus returns to where it was when it closes. Both buttons say what they do ("Вернуть прежние
+ * цены" / "Не отменять", never "Отменить" beside "Отмена"); the safe one comes first, the destructive one last.
  */
 export function ConfirmDialog(props: ConfirmDialogProps) {
   const dialog = useRef<HTMLDialogElement>(null)
@@ -43,11 +44,11 @@ export function ConfirmDialog(props: ConfirmDialogProps) {
       <h3 id={`${props.id}-title`}>{props.title}</h3>
       {props.children}
       <div class="actions">
-        <button type="button" class="danger" disabled={props.busy} onClick={props.onConfirm}>
-          {props.confirm}
-        </button>
         <button type="button" ref={cancel} onClick={props.onClose}>
           {props.cancel}
+        </button>
+        <button type="button" class="danger" disabled={props.busy} onClick={props.onConfirm}>
+          {props.confirm}
         </button>
       </div>
     </dialog>

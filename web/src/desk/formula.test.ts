@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { type MessageKey, translate } from '../i18n/index.js'
-import { describeFormula, isDecimalOrBlank, normaliseDecimal } from './formula.js'
+import { describeChange, describeFormula, isDecimalOrBlank, normaliseDecimal } from './formula.js'
 
 const ru = (key: MessageKey, values?: Record<string, string | number>) => translate('ru', key, values)
 const en = (key: MessageKey, values?: Record<string, string | number>) => translate('en', key, values)
@@ -68,4 +68,62 @@ test('a percentage, a price ending and its direction, and the effective time are
   )
   const scheduled = describeFormula({ ...body, effectiveAt: '2026-12-01T06:00:00.000Z' }, en)
   assert.match(scheduled, /\(upwards\)\. Takes effect .*2026.*\.$/)
+})
+
+test('a bulk change of the change log in words: formula, then selection, decimals as the language writes them', () => {
+  const change = {
+    action: 'BULK_CHANGE',
+    parameters: {
+      filter: { brand: 'Ray-Ban', purchaseFrom: '1000.5' },
+      priceTypeBase: 'PURCHASE',
+      priceTypeChange: 'RETAIL',
+      coefficient: '2.5',
+      difference: '-10',
+      round: 'TENS',
+      priceFrom: '3000',
+      priceTo: '5000',
+    },
+  } as const
+  assert.equal(
+    describeChange(change, ru),
+    'розница = закупка × 2,5 − 10, до десятков; бренд «Ray-Ban»; закупка от 1000,5; закупка от 3000 до 5000',
+  )
+  assert.equal(
+    describeChange(change, en),
+    'retail = purchase × 2.5 − 10, to tens; brand «Ray-Ban»; purchase from 1000.5; purchase from 3000 to 5000',
+  )
+  assert.equal(
+    describeChange(
+      { action: 'BULK_CHANGE', parameters: { priceTypeBase: 'RETAIL', priceTypeChange: 'PURCHASE', round: 'WHOLE' } },
+      ru,
+    ),
+    'закупка = розница, до рублей',
+  )
+})
+
+test('an upload of the change log is its mode in words; what has no words is left to the recorded parameters', () => {
+  assert.equal(
+    describeChange({ action: 'IMPORT', parameters: { mode: 'upsert', replace: false } }, ru),
+    'режим «обновить»',
+  )
+  assert.equal(describeChange({ action: 'REVERT', parameters: { batch: 4 } }, ru), undefined)
+  assert.equal(describeChange({ action: 'BULK_CHANGE', parameters: { round: 'SOMETIMES' } }, ru), undefined)
+})
+
+test('the change log says a percentage, a price ending upwards and an exact selection in words', () => {
+  const change = {
+    action: 'BULK_CHANGE',
+    parameters: {
+      filter: { brand: 'Ray-Ban', exact: ['brand'] },
+      priceTypeBase: 'RETAIL',
+      priceTypeChange: 'RETAIL',
+      percent: '10',
+      round: 'ENDS_90',
+      direction: 'UP',
+    },
+  } as const
+  assert.equal(
+    describeChange(change, ru),
+    'розница = розница + 10 %, окончание …90 (в большую сторону); бренд точно «Ray-Ban»',
+  )
 })

@@ -1,5 +1,7 @@
 import type { MessageKey } from '../i18n/index.js'
 import type { BulkChangeBody, Direction, PriceType, Rounding } from './bulk-api.js'
+import { fieldLabel } from './desk-format.js'
+import type { PriceChange } from './prices-api.js'
 
 /*
  * The desk's decimals and the bulk change's formula in words. Decimals stay text from the input to the request:
@@ -37,25 +39,35 @@ export function isRounding(value: string): value is Rounding {
 const directionKey: Record<Direction, MessageKey> = { NEAREST: 'directionNearestWords', UP: 'directionUpWords' }
 
 /**
+ * `base × coefficient ± difference` (or `base ± percent %`), the base and the unit after the difference (` ₽`, or
+ * none) as given.
+ */
+function expressionWords(body: BulkChangeBody, base: string, unit: string, number: (text: string) => string) {
+  let expression = base
+  const coefficient = normaliseDecimal(body.coefficient ?? '')
+  const percent = normaliseDecimal(body.percent ?? '').replace(/^\+/, '')
+  if (coefficient !== '') expression += ` × ${number(coefficient)}`
+  else if (percent !== '') {
+    expression += percent.startsWith('-') ? ` − ${number(percent.slice(1))} %` : ` + ${number(percent)} %`
+  }
+  const difference = normaliseDecimal(body.difference ?? '').replace(/^\+/, '')
+  if (difference !== '' && !/^-?0*\.?0*$/.test(difference)) {
+    expression += difference.startsWith('-')
+      ? ` − ${number(difference.slice(1))}${unit}`
+      : ` + ${number(difference)}${unit}`
+  }
+  return expression
+}
+
+/**
  * The formula in words, e.g. "New retail price = purchase price × 2.5 − 10 RUB, rounded to tens of roubles
  * (halves up)", or "New retail price = retail price + 10 %, rounded to a price ending in …90 (upwards). Takes
  * effect 01.12.2026, 09:00."; a blank coefficient is 1 and a blank difference 0, as the service reads them.
  */
 export function describeFormula(body: BulkChangeBody, t: Translate): string {
-  let expression = t(priceKey[body.priceTypeBase])
-  const coefficient = normaliseDecimal(body.coefficient ?? '')
-  const percent = normaliseDecimal(body.percent ?? '').replace(/^\+/, '')
-  if (coefficient !== '') expression += ` × ${coefficient}`
-  else if (percent !== '') expression += percent.startsWith('-') ? ` − ${percent.slice(1)} %` : ` + ${percent} %`
-  const difference = normaliseDecimal(body.difference ?? '').replace(/^\+/, '')
-  if (difference !== '' && !/^-?0*\.?0*$/.test(difference)) {
-    expression += difference.startsWith('-')
-      ? ` − ${difference.slice(1)} ${t('currency')}`
-      : ` + ${difference} ${t('currency')}`
-  }
   const words = t('formulaWords', {
     changed: t(priceKey[body.priceTypeChange]),
-    expression,
+    expression: expressionWords(body, t(priceKey[body.priceTypeBase]), ` ${t('currency')}`, (text) => text),
     rounding: t(roundingKey[body.round]),
     direction: t(directionKey[body.direction ?? 'NEAREST']),
   })
@@ -67,4 +79,79 @@ export function formatEffective(at: string, t: Translate): string {
   const time = Date.parse(at)
   if (Number.isNaN(time)) return at
   return new Intl.DateTimeFormat(t('numberLocale'), { dateStyle: 'medium', timeStyle: 'short' }).format(time)
+}
+
+const priceShortKey: Record<PriceType, MessageKey> = { RETAIL: 'retailShort', PURCHASE: 'purchaseShort' }
+const roundingShortKey: Record<Rounding, MessageKey> = {
+  WHOLE: 'roundWholeShort',
+  TENS: 'roundTensShort',
+  HUNDREDS: 'roundHundredsShort',
+  ENDS_90: 'roundEnds90Short',
+  ENDS_99: 'roundEnds99Short',
+  ENDS_00: 'roundEnds00Short',
+}
+const importModeKey = { append: 'modeAppend', upsert: 'modeUpsert', replace: 'modeReplace' } as const satisfies Record<
+  string,
+  MessageKey
+>
+
+const oneOf = <T extends string>(value: unknown, allowed: Readonly<Record<T, unknown>>): value is T =>
+  typeof value === 'string' && Object.hasOwn(allowed, value)
+const decimalText = (value: unknown): string | undefined =>
+  typeof value === 'string' || typeof value === 'number' ? String(value) : undefined
+
+/**
+ * A change of the log in words, as the price manager would say it: a bulk change by its formula and selection
+ * ("розница = закупка × 2,5 − 10, до десятков; бренд «Ray-Ban»; розница от 3000 до 5000"), an upload by its mode;
+ * undefined for what has no words (the parameters are then shown as they are recorded).
+ */
+export function describeChange(change: Pick<PriceChange, 'action' | 'parameters'>, t: Translate): string | undefined {
+  const parameters = change.parameters
+  if (change.action === 'IMPORT') {
+    const mode = parameters.mode
+    return oneOf(mode, importModeKey)
+      ? t('changeImportMode', { mode: t(importModeKey[mode]).toLowerCase() })
+      : undefined
+  }
+  if (change.action !== 'BULK_CHANGE') return undefined
+  const { priceTypeBase, priceTypeChange, round } = parameters
+  if (!oneOf(priceTypeBase, priceKey) || !oneOf(priceTypeChange, priceKey) || !oneOf(round, roundingKey)) {
+    return undefined
+  }
+  const number = (text: string) => text.replace('.', t('decimalPoint'))
+  const body: BulkChangeBody = {
+    priceTypeBase,
+    priceTypeChange,
+    round,
+    ...(decimalText(parameters.coefficient) ? { coefficient: decimalText(parameters.coefficient) } : {}),
+    ...(decimalText(parameters.difference) ? { difference: decimalText(parameters.difference) } : {}),
+    ...(decimalText(parameters.percent) ? { percent: decimalText(parameters.percent) } : {}),
+  }
+  const formula =
+    `${t(priceShortKey[priceTypeChange])} = ` +
+    `${expressionWords(body, t(priceShortKey[priceTypeBase]), '', number)}, ${t(roundingShortKey[round])}` +
+    (parameters.direction === 'UP' ? ` (${t('directionUpShort')})` : '')
+  const range = (price: PriceType, from: unknown, to: unknown) => {
+    const [low, high] = [decimalText(from), decimalText(to)]
+    if (low === undefined && high === undefined) return []
+    const values = { from: number(low ?? ''), to: number(high ?? '') }
+    const words = low === undefined ? 'rangeTo' : high === undefined ? 'rangeFrom' : 'rangeFromTo'
+    return [`${t(priceShortKey[price])} ${t(words, values)}`]
+  }
+  const filter = (parameters.filter ?? {}) as Readonly<Record<string, unknown>>
+  const exact = Array.isArray(filter.exact) ? filter.exact : []
+  const selection = [
+    ...(['manufacturer', 'brand', 'model'] as const).flatMap((name) =>
+      typeof filter[name] === 'string'
+        ? [
+            `${t(fieldLabel[name]).toLowerCase()}${exact.includes(name) ? ` ${t('exactShort')}` : ''} ` +
+              `«${filter[name]}»`,
+          ]
+        : [],
+    ),
+    ...range('RETAIL', filter.priceFrom, filter.priceTo),
+    ...range('PURCHASE', filter.purchaseFrom, filter.purchaseTo),
+    ...range(priceTypeBase, parameters.priceFrom, parameters.priceTo),
+  ]
+  return [formula, ...selection].join('; ')
 }

@@ -644,8 +644,8 @@ export function PriceListScreen({ api, language, t }: PriceListProps) {
         <ConfirmDialog
           id="confirm-delete"
           title={t('deskDeleteQuestion', { id: removal.entry.id })}
-          confirm={t('deskDelete')}
-          cancel={t('deskCancel')}
+          confirm={t('deskDeleteConfirm')}
+          cancel={t('deskDeleteKeep')}
           busy={removal.busy}
           onConfirm={() => void remove()}
           onClose={() => setRemoval(undefined)}

@@ -1,7 +1,7 @@
 import { useMemo, useRef, useState } from 'preact/hooks'
 import type { Api } from '../api.js'
 import type { Translate } from '../app.js'
-import type { MessageKey } from '../i18n/index.js'
+import type { Language, MessageKey } from '../i18n/index.js'
 import { useSession } from '../session.js'
 import {
   BulkApi,
@@ -62,7 +62,15 @@ interface Checked {
   readonly key: string
 }
 
-export function TransferScreen({ api, t }: { readonly api: Api; readonly t: Translate }) {
+export function TransferScreen({
+  api,
+  language,
+  t,
+}: {
+  readonly api: Api
+  readonly language: Language
+  readonly t: Translate
+}) {
   const bulk = useMemo(() => new BulkApi(api), [api])
   const { canWrite } = useSession()
   const [file, setFile] = useState<File | undefined>()
@@ -188,7 +196,7 @@ export function TransferScreen({ api, t }: { readonly api: Api; readonly t: Tran
     if (Object.keys(own).length > 0) return
     setDownloading(true)
     try {
-      const { name, blob } = await bulk.download(sentFilters(filters, normaliseDecimal), format)
+      const { name, blob } = await bulk.download(sentFilters(filters, normaliseDecimal), format, language)
       const url = URL.createObjectURL(blob)
       // Saved through a transient anchor: the browser's own download, named as the service names the file.
       const anchor = document.createElement('a')
