@@ -33,9 +33,13 @@ eachDatabase('glass price list: Russian headers', (ctx) => {
     const russian = await download('?headers=ru&excel=true')
     assert.equal(russian.statusCode, 200, russian.body)
     const [head, row] = russian.body.replace(/^\uFEFF/, '').split(/\r?\n/)
-    assert.equal(head, russianHeader.replaceAll(',', ';'))
-    assert.equal(row, 'Luxottica;Ray-Ban;RB 5228;12990,00;5200,00')
-    assert.equal((await download('')).body.split(/\r?\n/)[0], 'manufacturer,brand,model,price,purchase')
+    // The entry's version and change time follow the data, headed in Russian too.
+    assert.equal(head, `${russianHeader.replaceAll(',', ';')};Версия;Изменено`)
+    assert.match(row!, /^Luxottica;Ray-Ban;RB 5228;12990,00;5200,00;1;\d{4}-\d\d-\d\dT[\d:.]+Z$/)
+    assert.equal(
+      (await download('')).body.split(/\r?\n/)[0],
+      'manufacturer,brand,model,price,purchase,version,changedAt',
+    )
 
     const before = await storedEntries(ctx.db)
     const back = await upload(russian.rawPayload, '?mode=upsert')
@@ -50,7 +54,7 @@ eachDatabase('glass price list: Russian headers', (ctx) => {
     const workbook = new ExcelJS.Workbook()
     await workbook.xlsx.load(response.rawPayload as never)
     const values = workbook.worksheets[0]?.getRow(1).values as unknown[]
-    assert.deepEqual(values.slice(1), russianHeader.split(','))
+    assert.deepEqual(values.slice(1), [...russianHeader.split(','), 'Версия', 'Изменено'])
   })
 
   test('an unknown header language is a 400 naming headers', async () => {
