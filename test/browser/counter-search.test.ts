@@ -228,6 +228,88 @@ browserSuite('counter search in a real browser', (ctx, browser) => {
     await page.waitForSelector('html[lang="ru"]')
   })
 
+  test('kind, mode, filters (exact ones too), sort and page are in the link: a reload and a shared link return to them', async () => {
+    const lenses = forms.find((form) => form.fields.some((field) => field.role === 'cylinder'))!
+    const field = lenses.fields.find((candidate) => candidate.input === 'text')!
+    // The manufacturer with the most price-list entries, so that there is a second page of ten.
+    const facets = (await (
+      await fetch(`${base}/api/v2/good/nomenclature/search/${lenses.kind}/facets`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ byPriceList: true }),
+      })
+    ).json()) as { text: Record<string, { values: { value: string; count: number }[] }> }
+    const value = facets.text[field.name]!.values.toSorted((a, b) => b.count - a.count)[0]!.value
+    const body = { byPriceList: true, [field.name]: value, exact: [field.name] }
+    const second = await apiSearch(lenses.kind, body, 'page=1&size=10&sort=retailPrice,asc')
+    assert.ok(second.content.length > 0, 'a second page of ten')
+
+    await openTab(lenses.kind)
+    await page.getByLabel('по прайс-листу').check()
+    const input = page.locator(`#${lenses.kind}-${field.name}`)
+    await input.fill(value.slice(0, -1))
+    await page
+      .locator(`#${lenses.kind}-${field.name}-list [role="option"]`)
+      .filter({ has: page.locator(`span:text-is(${JSON.stringify(value)})`) })
+      .click()
+    await page.getByLabel('Строк на странице').selectOption('10')
+    await page.locator('th.price button').click()
+    await page.waitForSelector('th.price[aria-sort="ascending"]')
+    await page.keyboard.press('PageDown')
+    await page.waitForSelector('text=Страница 2 из')
+    const hash = new URLSearchParams(new URL(page.url()).hash.split('?')[1])
+    assert.deepEqual(Object.fromEntries(hash), {
+      kind: lenses.kind,
+      in: 'price-list',
+      [field.name]: value,
+      exact: field.name,
+      sort: 'retailPrice,asc',
+      page: '2',
+      rows: '10',
+    })
+
+    /** The screen the link names: the tab, the mode, the exact filter, the sort, the page and its rows. */
+    const sameScreen = async (shown: Page) => {
+      await shown.waitForSelector(`#tab-${lenses.kind}[aria-selected="true"]`)
+      assert.equal(await shown.getByLabel('по прайс-листу').isChecked(), true)
+      assert.equal(await shown.locator(`#${lenses.kind}-${field.name}`).inputValue(), value)
+      assert.match((await shown.textContent(`#${lenses.kind}-${field.name}-exact`)) ?? '', new RegExp(`= ${value}`))
+      await shown.waitForSelector('th.price[aria-sort="ascending"]')
+      await shown.waitForSelector('text=Страница 2 из')
+      await until('the second page of the link', async () => {
+        const cells = await shown.locator('tbody tr td.price').allTextContents()
+        return (
+          cells.length === second.content.length &&
+          plain(cells[0]!.replace(/\s/g, '').replace(',', '.')) === plain(second.content[0]!.retailPrice)
+        )
+      })
+    }
+    await page.reload()
+    await sameScreen(page)
+    // A shared link opens the same screen in another browser (its own storage).
+    const shared = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    try {
+      consoleErrors.watch(shared)
+      await shared.goto(page.url())
+      await sameScreen(shared)
+    } finally {
+      await shared.close()
+    }
+
+    // Without a kind in the location, the page opens on the kind chosen last.
+    const other = forms.find((form) => form.kind !== lenses.kind && form.kind !== forms[0]!.kind)!
+    await openTab(other.kind)
+    await page.evaluate("history.replaceState(null, '', '/')")
+    await page.reload()
+    await page.waitForSelector(`#tab-${other.kind}[aria-selected="true"]`)
+    assert.match(new URL(page.url()).hash, new RegExp(`^#/\\?kind=${other.kind}$`))
+    // The counter's link in the menu, followed on the counter, opens it afresh on that kind.
+    await openTab(lenses.kind)
+    await page.click('nav a[href="#/"]')
+    await page.waitForSelector(`#tab-${lenses.kind}[aria-selected="true"]`)
+    assert.equal(await page.locator(`#${lenses.kind}-${field.name}`).inputValue(), '')
+  })
+
   test('axe-core finds no serious or critical accessibility violation', async () => {
     const lenses = forms.find((form) => form.fields.some((field) => field.input === 'prescription'))!
     await openTab(lenses.kind)

@@ -6,23 +6,15 @@ import { Pager } from '../pager.js'
 import { Combobox } from './combobox.js'
 import { checkNumber, transposedPrescription } from './prescription.js'
 import { ResultsTable } from './results-table.js'
+import { emptyQuery, type KindQuery, locationHash, readLocation, rememberKind } from './search-location.js'
 
 /*
  * The counter search: a tab per kind, the kind's form drawn from its descriptor (GET …/kinds), results as one
  * types. Each search cancels the one before it (AbortController), so a slow, stale answer never overwrites a
- * newer one. Each kind keeps its own filters, page and sort while another tab is open.
+ * newer one. Each kind keeps its own filters, page and sort while another tab is open; the open kind's state is
+ * in the location (search-location.ts).
  */
 
-interface KindQuery {
-  readonly values: Readonly<Record<string, string>>
-  /** The text fields whose value was picked from a list: exact filters (the API's `exact`). */
-  readonly exact: readonly string[]
-  readonly page: number
-  readonly size: number
-  readonly sort: string
-}
-
-const emptyQuery: KindQuery = { values: {}, exact: [], page: 0, size: 20, sort: '' }
 /**
  * Typing waits this long for the next key (a newer search cancels an older one anyway, so it can be short);
  * anything else (a page, a sort, Enter) searches at once. The drop-downs' values can wait longer.
@@ -62,15 +54,17 @@ function searchBody(form: KindForm, query: KindQuery, byPriceList: boolean): Sea
 }
 
 export function SearchScreen({ api, forms, language, t }: SearchScreenProps) {
-  const [kind, setKind] = useState(forms[0]?.kind ?? '')
-  const [queries, setQueries] = useState<Readonly<Record<string, KindQuery>>>({})
-  const [byPriceList, setByPriceList] = useState(false)
+  const [initial] = useState(() => readLocation(window.location.hash, forms))
+  const [kind, setKind] = useState(initial.kind)
+  const [queries, setQueries] = useState<Readonly<Record<string, KindQuery>>>({ [initial.kind]: initial.query })
+  const [byPriceList, setByPriceList] = useState(initial.byPriceList)
   const [page, setPage] = useState<Page | undefined>()
   const [facets, setFacets] = useState<Facets | undefined>()
   const [error, setError] = useState<string | undefined>()
   const [staleKinds, setStaleKinds] = useState<ReadonlySet<string>>(new Set())
   const delay = useRef(0)
   const tabs = useRef<HTMLDivElement>(null)
+  const written = useRef<string | undefined>(undefined)
 
   const form = forms.find((candidate) => candidate.kind === kind) ?? forms[0]!
   const query = queries[form.kind] ?? emptyQuery
@@ -86,6 +80,30 @@ export function SearchScreen({ api, forms, language, t }: SearchScreenProps) {
     const others = query.exact.filter((other) => other !== name)
     update({ values: { ...query.values, [name]: value }, exact: exact ? [...others, name] : others, page: 0 }, wait)
   }
+
+  // The state into the location (replaced, so typing leaves no trail of history entries), the kind remembered.
+  const hash = locationHash(form, { kind: form.kind, byPriceList, query })
+  useEffect(() => {
+    written.current = hash
+    if (window.location.hash !== hash) window.history.replaceState(window.history.state, '', hash)
+  })
+  useEffect(() => rememberKind(form.kind), [form.kind])
+
+  // A link to the counter followed while it is open (another state, or none): the screen it names.
+  useEffect(() => {
+    const follow = () => {
+      const current = window.location.hash
+      if ((current.split('?')[0] || '#/') !== '#/' || current === written.current) return
+      const next = readLocation(current, forms)
+      setPage(undefined)
+      setFacets(undefined)
+      setKind(next.kind)
+      setByPriceList(next.byPriceList)
+      setQueries((all) => ({ ...all, [next.kind]: next.query }))
+    }
+    window.addEventListener('hashchange', follow)
+    return () => window.removeEventListener('hashchange', follow)
+  }, [forms])
 
   // The page of results: debounced while typing; each run aborts the previous one.
   useEffect(() => {
