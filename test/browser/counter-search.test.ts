@@ -178,6 +178,36 @@ browserSuite('counter search in a real browser', (ctx, browser) => {
     await page.click('button:text-is("Сбросить фильтры")')
   })
 
+  test('a typographic minus is a minus, and invalid input marks the results on screen as not updated', async () => {
+    const lenses = forms.find((form) => form.fields.some((field) => field.role === 'cylinder'))!
+    const sphere = lenses.fields.find((field) => field.role === 'sphere')!
+    await openTab(lenses.kind)
+    const minusTwo = (await apiSearch(lenses.kind, { byPriceList: false, [sphere.name]: '-2.25' })).totalElements
+    const plusTwo = (await apiSearch(lenses.kind, { byPriceList: false, [sphere.name]: '2.25' })).totalElements
+    assert.notEqual(minusTwo, plusTwo, 'the sign makes a difference in the demo catalogue')
+    for (const minus of ['\u2212', '\u2013']) {
+      await fillField(lenses.kind, sphere.name, `${minus}2,25`)
+      await waitForTotal(minusTwo)
+      assert.equal(await page.locator(`#${lenses.kind}-${sphere.name}`).getAttribute('aria-invalid'), 'false')
+      assert.equal(await page.locator('.stale-note').count(), 0)
+      await fillField(lenses.kind, sphere.name, '2.25')
+      await waitForTotal(plusTwo)
+    }
+    // A mistake leaves the last results on screen, dimmed under a note saying why.
+    await fillField(lenses.kind, sphere.name, '2.2x')
+    const note = await page.waitForSelector('.stale-note')
+    assert.equal(await note.textContent(), `Результаты не обновлены: ${sphere.label.ru}: Введите число`)
+    assert.equal((await page.locator('.results-area.stale tbody tr').count()) > 0, true)
+    assert.equal(
+      await page.evaluate("getComputedStyle(document.querySelector('.results-area.stale .table-scroll')).opacity"),
+      '0.45',
+    )
+    await fillField(lenses.kind, sphere.name, '2.25')
+    await page.waitForSelector('.results-area:not(.stale)')
+    assert.equal(await page.locator('.stale-note').count(), 0)
+    await page.click('button:text-is("Сбросить фильтры")')
+  })
+
   test('results are sorted by a column header and paged with PageDown / PageUp, as Spring pages them', async () => {
     const form = forms.find((candidate) => candidate.kind === 'glasses') ?? forms[0]!
     await openTab(form.kind)
@@ -257,6 +287,7 @@ browserSuite('counter search in a real browser', (ctx, browser) => {
     await page.waitForSelector('th.price[aria-sort="ascending"]')
     await page.keyboard.press('PageDown')
     await page.waitForSelector('text=Страница 2 из')
+    await until('the second page in the link', async () => new URL(page.url()).hash.includes('page=2'))
     const hash = new URLSearchParams(new URL(page.url()).hash.split('?')[1])
     assert.deepEqual(Object.fromEntries(hash), {
       kind: lenses.kind,
@@ -299,8 +330,7 @@ browserSuite('counter search in a real browser', (ctx, browser) => {
     // Without a kind in the location, the page opens on the kind chosen last.
     const other = forms.find((form) => form.kind !== lenses.kind && form.kind !== forms[0]!.kind)!
     await openTab(other.kind)
-    await page.evaluate("history.replaceState(null, '', '/')")
-    await page.reload()
+    await page.goto(`${base}/`)
     await page.waitForSelector(`#tab-${other.kind}[aria-selected="true"]`)
     assert.match(new URL(page.url()).hash, new RegExp(`^#/\\?kind=${other.kind}$`))
     // The counter's link in the menu, followed on the counter, opens it afresh on that kind.

@@ -18,6 +18,7 @@ export const en: Record<MessageKey, string> = {
   clearFilters: 'Clear filters',
   loading: 'Loading…',
   loadFailed: 'Could not load: {reason}',
+  staleResults: 'Results not updated: {reason}',
   searchFailed: 'Search failed: {reason}',
   results: 'Results',
   total: 'Found: {total}',

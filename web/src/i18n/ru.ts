@@ -16,6 +16,7 @@ export const ru = {
   clearFilters: 'Сбросить фильтры',
   loading: 'Загрузка…',
   loadFailed: 'Не удалось загрузить: {reason}',
+  staleResults: 'Результаты не обновлены: {reason}',
   searchFailed: 'Поиск не удался: {reason}',
   results: 'Результаты',
   total: 'Найдено: {total}',

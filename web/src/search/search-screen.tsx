@@ -194,6 +194,16 @@ export function SearchScreen({ api, forms, language, t }: SearchScreenProps) {
 
   const transposed = transposedPrescription(form.fields, query.values)
   const fieldLabel = (field: FormField) => field.label[language]
+  // The results on screen are not those of the filters while a field is invalid (said) or the search failed.
+  const invalid = form.fields
+    .filter((field) => field.input !== 'text')
+    .map((field) => ({ field, check: checkNumber(field, query.values[field.name] ?? '') }))
+    .find(({ check }) => !check.ok)
+  const staleReason =
+    invalid && !invalid.check.ok
+      ? `${fieldLabel(invalid.field)}: ${t(invalid.check.message, invalid.check.values)}`
+      : undefined
+  const stale = page !== undefined && (staleReason !== undefined || error !== undefined)
   const title = form.title[language]
 
   return (
@@ -318,14 +328,21 @@ export function SearchScreen({ api, forms, language, t }: SearchScreenProps) {
           </button>
         </form>
         {error ? <p role="alert">{t('searchFailed', { reason: error })}</p> : null}
-        <ResultsTable
-          columns={form.columns}
-          page={page}
-          sort={query.sort}
-          onSort={(sort) => update({ sort, page: 0 }, 0)}
-          language={language}
-          t={t}
-        />
+        <div class={stale ? 'results-area stale' : 'results-area'}>
+          {stale && staleReason ? (
+            <p class="stale-note" role="status">
+              {t('staleResults', { reason: staleReason })}
+            </p>
+          ) : null}
+          <ResultsTable
+            columns={form.columns}
+            page={page}
+            sort={query.sort}
+            onSort={(sort) => update({ sort, page: 0 }, 0)}
+            language={language}
+            t={t}
+          />
+        </div>
         <Pager
           label={t('paging')}
           page={query.page}
