@@ -237,12 +237,15 @@ browserSuite('counter search in a real browser', (ctx, browser) => {
     await page.waitForSelector('th.price[aria-sort="none"]')
   })
 
-  test('"по прайс-листу" searches the price list itself', async () => {
+  test('"позиций прайс-листа" searches the price list itself, "товаров с ценой" the priced goods', async () => {
     const form = forms[0]!
     await openTab(form.kind)
-    await page.getByLabel('по прайс-листу').check()
+    // The switch says in the optician's words what each side holds.
+    assert.equal((await page.textContent('fieldset.mode legend'))?.trim(), 'Искать среди')
+    assert.match((await page.textContent('#mode-hint')) ?? '', /штрихкод.*группу товаров.*под заказ/)
+    await page.getByLabel('позиций прайс-листа').check()
     await waitForTotal((await apiSearch(form.kind, { byPriceList: true })).totalElements)
-    await page.getByLabel('по номенклатуре').check()
+    await page.getByLabel('товаров с ценой').check()
     await waitForTotal((await apiSearch(form.kind, { byPriceList: false })).totalElements)
   })
 
@@ -253,7 +256,7 @@ browserSuite('counter search in a real browser', (ctx, browser) => {
       await page.locator('[role="tab"]').allTextContents(),
       forms.map((form) => form.title.en),
     )
-    assert.ok(await page.getByLabel('by price list').isVisible())
+    assert.ok(await page.getByLabel('price-list entries').isVisible())
     await page.getByLabel('Language').selectOption('ru')
     await page.waitForSelector('html[lang="ru"]')
   })
@@ -275,7 +278,7 @@ browserSuite('counter search in a real browser', (ctx, browser) => {
     assert.ok(second.content.length > 0, 'a second page of ten')
 
     await openTab(lenses.kind)
-    await page.getByLabel('по прайс-листу').check()
+    await page.getByLabel('позиций прайс-листа').check()
     const input = page.locator(`#${lenses.kind}-${field.name}`)
     await input.fill(value.slice(0, -1))
     await page
@@ -302,7 +305,7 @@ browserSuite('counter search in a real browser', (ctx, browser) => {
     /** The screen the link names: the tab, the mode, the exact filter, the sort, the page and its rows. */
     const sameScreen = async (shown: Page) => {
       await shown.waitForSelector(`#tab-${lenses.kind}[aria-selected="true"]`)
-      assert.equal(await shown.getByLabel('по прайс-листу').isChecked(), true)
+      assert.equal(await shown.getByLabel('позиций прайс-листа').isChecked(), true)
       assert.equal(await shown.locator(`#${lenses.kind}-${field.name}`).inputValue(), value)
       assert.match((await shown.textContent(`#${lenses.kind}-${field.name}-exact`)) ?? '', new RegExp(`= ${value}`))
       await shown.waitForSelector('th.price[aria-sort="ascending"]')

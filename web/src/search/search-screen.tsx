@@ -238,18 +238,8 @@ export function SearchScreen({ api, forms, language, t }: SearchScreenProps) {
             update({}, 0)
           }}
         >
-          <fieldset class="mode">
+          <fieldset class="mode" aria-describedby="mode-hint">
             <legend>{t('searchIn')}</legend>
-            <label>
-              <input
-                type="radio"
-                name="byPriceList"
-                value="true"
-                checked={byPriceList}
-                onChange={() => setByPriceList(true)}
-              />{' '}
-              {t('byPriceList')}
-            </label>
             <label>
               <input
                 type="radio"
@@ -260,6 +250,19 @@ export function SearchScreen({ api, forms, language, t }: SearchScreenProps) {
               />{' '}
               {t('byNomenclature')}
             </label>
+            <label>
+              <input
+                type="radio"
+                name="byPriceList"
+                value="true"
+                checked={byPriceList}
+                onChange={() => setByPriceList(true)}
+              />{' '}
+              {t('byPriceList')}
+            </label>
+            <span class="hint" id="mode-hint">
+              {t('searchModeHint')}
+            </span>
           </fieldset>
           <div class="fields">
             {form.fields.map((field) => {
