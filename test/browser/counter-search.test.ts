@@ -343,6 +343,47 @@ browserSuite('counter search in a real browser', (ctx, browser) => {
     assert.equal(await page.locator(`#${lenses.kind}-${field.name}`).inputValue(), '')
   })
 
+  test('a column chooser, remembered per kind, makes the lenses table fit at 1366 px', async () => {
+    const lenses = forms.find((form) => form.fields.some((field) => field.role === 'cylinder'))!
+    const other = forms.find((form) => form.kind !== lenses.kind)!
+    const narrow = await browser.newPage({ viewport: { width: 1366, height: 768 } })
+    try {
+      consoleErrors.watch(narrow)
+      await narrow.goto(`${base}/#/?kind=${lenses.kind}`)
+      await narrow.waitForSelector('tbody tr td.price')
+      const overflows = () =>
+        narrow.evaluate("(s => s.scrollWidth > s.clientWidth)(document.querySelector('.table-scroll'))")
+      assert.equal(await overflows(), true, `${lenses.columns.length} columns overflow at 1366 px`)
+      const headers = () => narrow.locator('thead th').count()
+      await narrow.click('.column-chooser summary')
+      assert.equal(await narrow.locator('.column-chooser input[value="retailPrice"]').isDisabled(), true)
+      // Columns unticked from the last until the table fits.
+      const boxes = narrow.locator('.column-chooser input[name="column"]')
+      let shown = lenses.columns.length
+      for (let index = lenses.columns.length - 1; index >= 0 && (await overflows()); index--) {
+        if (await boxes.nth(index).isDisabled()) continue
+        await boxes.nth(index).uncheck()
+        shown--
+        assert.equal(await headers(), shown)
+      }
+      assert.equal(await overflows(), false)
+      assert.ok(shown >= 6, `${shown} columns fit`)
+      assert.equal(
+        (await narrow.textContent('.column-chooser summary'))?.trim(),
+        `Столбцы: ${shown} из ${lenses.columns.length}`,
+      )
+      await narrow.reload()
+      await narrow.waitForSelector('tbody tr td.price')
+      assert.equal(await headers(), shown)
+      // Another kind keeps its own columns.
+      await narrow.click(`#tab-${other.kind}`)
+      await narrow.waitForSelector(`#tab-${other.kind}[aria-selected="true"]`)
+      await until('all columns of the other kind', async () => (await headers()) === other.columns.length)
+    } finally {
+      await narrow.close()
+    }
+  })
+
   test('axe-core finds no serious or critical accessibility violation', async () => {
     const lenses = forms.find((form) => form.fields.some((field) => field.input === 'prescription'))!
     await openTab(lenses.kind)

@@ -21,6 +21,8 @@ export const en: Record<MessageKey, string> = {
   loading: 'Loading…',
   loadFailed: 'Could not load: {reason}',
   staleResults: 'Results not updated: {reason}',
+  columns: 'Columns',
+  columnsShown: 'Columns: {shown} of {total}',
   searchFailed: 'Search failed: {reason}',
   results: 'Results',
   total: 'Found: {total}',

@@ -19,6 +19,8 @@ export const ru = {
   loading: 'Загрузка…',
   loadFailed: 'Не удалось загрузить: {reason}',
   staleResults: 'Результаты не обновлены: {reason}',
+  columns: 'Столбцы',
+  columnsShown: 'Столбцы: {shown} из {total}',
   searchFailed: 'Поиск не удался: {reason}',
   results: 'Результаты',
   total: 'Найдено: {total}',

@@ -3,6 +3,7 @@ import { type Api, type Facets, type FormField, isAbort, type KindForm, type Pag
 import type { Translate } from '../app.js'
 import type { Language } from '../i18n/index.js'
 import { Pager } from '../pager.js'
+import { ColumnChooser, useHiddenColumns } from './column-chooser.js'
 import { Combobox } from './combobox.js'
 import { checkNumber, transposedPrescription } from './prescription.js'
 import { ResultsTable } from './results-table.js'
@@ -67,6 +68,7 @@ export function SearchScreen({ api, forms, language, t }: SearchScreenProps) {
   const written = useRef<string | undefined>(undefined)
 
   const form = forms.find((candidate) => candidate.kind === kind) ?? forms[0]!
+  const [hiddenColumns, setHiddenColumns] = useHiddenColumns(form.kind)
   const query = queries[form.kind] ?? emptyQuery
   const body = searchBody(form, query, byPriceList)
   const bodyKey = body ? JSON.stringify(body) : undefined
@@ -337,8 +339,15 @@ export function SearchScreen({ api, forms, language, t }: SearchScreenProps) {
               {t('staleResults', { reason: staleReason })}
             </p>
           ) : null}
-          <ResultsTable
+          <ColumnChooser
             columns={form.columns}
+            hidden={hiddenColumns}
+            onChange={setHiddenColumns}
+            language={language}
+            t={t}
+          />
+          <ResultsTable
+            columns={form.columns.filter((column) => !hiddenColumns.includes(column.name))}
             page={page}
             sort={query.sort}
             onSort={(sort) => update({ sort, page: 0 }, 0)}
