@@ -178,6 +178,36 @@ browserSuite('counter search in a real browser', (ctx, browser) => {
     await page.click('button:text-is("Сбросить фильтры")')
   })
 
+  test('a typographic minus is a minus, and invalid input marks the results on screen as not updated', async () => {
+    const lenses = forms.find((form) => form.fields.some((field) => field.role === 'cylinder'))!
+    const sphere = lenses.fields.find((field) => field.role === 'sphere')!
+    await openTab(lenses.kind)
+    const minusTwo = (await apiSearch(lenses.kind, { byPriceList: false, [sphere.name]: '-2.25' })).totalElements
+    const plusTwo = (await apiSearch(lenses.kind, { byPriceList: false, [sphere.name]: '2.25' })).totalElements
+    assert.notEqual(minusTwo, plusTwo, 'the sign makes a difference in the demo catalogue')
+    for (const minus of ['\u2212', '\u2013']) {
+      await fillField(lenses.kind, sphere.name, `${minus}2,25`)
+      await waitForTotal(minusTwo)
+      assert.equal(await page.locator(`#${lenses.kind}-${sphere.name}`).getAttribute('aria-invalid'), 'false')
+      assert.equal(await page.locator('.stale-note').count(), 0)
+      await fillField(lenses.kind, sphere.name, '2.25')
+      await waitForTotal(plusTwo)
+    }
+    // A mistake leaves the last results on screen, dimmed under a note saying why.
+    await fillField(lenses.kind, sphere.name, '2.2x')
+    const note = await page.waitForSelector('.stale-note')
+    assert.equal(await note.textContent(), `Результаты не обновлены: ${sphere.label.ru}: Введите число`)
+    assert.equal((await page.locator('.results-area.stale tbody tr').count()) > 0, true)
+    assert.equal(
+      await page.evaluate("getComputedStyle(document.querySelector('.results-area.stale .table-scroll')).opacity"),
+      '0.45',
+    )
+    await fillField(lenses.kind, sphere.name, '2.25')
+    await page.waitForSelector('.results-area:not(.stale)')
+    assert.equal(await page.locator('.stale-note').count(), 0)
+    await page.click('button:text-is("Сбросить фильтры")')
+  })
+
   test('results are sorted by a column header and paged with PageDown / PageUp, as Spring pages them', async () => {
     const form = forms.find((candidate) => candidate.kind === 'glasses') ?? forms[0]!
     await openTab(form.kind)
@@ -207,12 +237,15 @@ browserSuite('counter search in a real browser', (ctx, browser) => {
     await page.waitForSelector('th.price[aria-sort="none"]')
   })
 
-  test('"по прайс-листу" searches the price list itself', async () => {
+  test('"позиций прайс-листа" searches the price list itself, "товаров с ценой" the priced goods', async () => {
     const form = forms[0]!
     await openTab(form.kind)
-    await page.getByLabel('по прайс-листу').check()
+    // The switch says in the optician's words what each side holds.
+    assert.equal((await page.textContent('fieldset.mode legend'))?.trim(), 'Искать среди')
+    assert.match((await page.textContent('#mode-hint')) ?? '', /штрихкод.*группу товаров.*под заказ/)
+    await page.getByLabel('позиций прайс-листа').check()
     await waitForTotal((await apiSearch(form.kind, { byPriceList: true })).totalElements)
-    await page.getByLabel('по номенклатуре').check()
+    await page.getByLabel('товаров с ценой').check()
     await waitForTotal((await apiSearch(form.kind, { byPriceList: false })).totalElements)
   })
 
@@ -223,9 +256,132 @@ browserSuite('counter search in a real browser', (ctx, browser) => {
       await page.locator('[role="tab"]').allTextContents(),
       forms.map((form) => form.title.en),
     )
-    assert.ok(await page.getByLabel('by price list').isVisible())
+    assert.ok(await page.getByLabel('price-list entries').isVisible())
     await page.getByLabel('Language').selectOption('ru')
     await page.waitForSelector('html[lang="ru"]')
+  })
+
+  test('kind, mode, filters (exact ones too), sort and page are in the link: a reload and a shared link return to them', async () => {
+    const lenses = forms.find((form) => form.fields.some((field) => field.role === 'cylinder'))!
+    const field = lenses.fields.find((candidate) => candidate.input === 'text')!
+    // The manufacturer with the most price-list entries, so that there is a second page of ten.
+    const facets = (await (
+      await fetch(`${base}/api/v2/good/nomenclature/search/${lenses.kind}/facets`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ byPriceList: true }),
+      })
+    ).json()) as { text: Record<string, { values: { value: string; count: number }[] }> }
+    const value = facets.text[field.name]!.values.toSorted((a, b) => b.count - a.count)[0]!.value
+    const body = { byPriceList: true, [field.name]: value, exact: [field.name] }
+    const second = await apiSearch(lenses.kind, body, 'page=1&size=10&sort=retailPrice,asc')
+    assert.ok(second.content.length > 0, 'a second page of ten')
+
+    await openTab(lenses.kind)
+    await page.getByLabel('позиций прайс-листа').check()
+    const input = page.locator(`#${lenses.kind}-${field.name}`)
+    await input.fill(value.slice(0, -1))
+    await page
+      .locator(`#${lenses.kind}-${field.name}-list [role="option"]`)
+      .filter({ has: page.locator(`span:text-is(${JSON.stringify(value)})`) })
+      .click()
+    await page.getByLabel('Строк на странице').selectOption('10')
+    await page.locator('th.price button').click()
+    await page.waitForSelector('th.price[aria-sort="ascending"]')
+    await page.keyboard.press('PageDown')
+    await page.waitForSelector('text=Страница 2 из')
+    await until('the second page in the link', async () => new URL(page.url()).hash.includes('page=2'))
+    const hash = new URLSearchParams(new URL(page.url()).hash.split('?')[1])
+    assert.deepEqual(Object.fromEntries(hash), {
+      kind: lenses.kind,
+      in: 'price-list',
+      [field.name]: value,
+      exact: field.name,
+      sort: 'retailPrice,asc',
+      page: '2',
+      rows: '10',
+    })
+
+    /** The screen the link names: the tab, the mode, the exact filter, the sort, the page and its rows. */
+    const sameScreen = async (shown: Page) => {
+      await shown.waitForSelector(`#tab-${lenses.kind}[aria-selected="true"]`)
+      assert.equal(await shown.getByLabel('позиций прайс-листа').isChecked(), true)
+      assert.equal(await shown.locator(`#${lenses.kind}-${field.name}`).inputValue(), value)
+      assert.match((await shown.textContent(`#${lenses.kind}-${field.name}-exact`)) ?? '', new RegExp(`= ${value}`))
+      await shown.waitForSelector('th.price[aria-sort="ascending"]')
+      await shown.waitForSelector('text=Страница 2 из')
+      await until('the second page of the link', async () => {
+        const cells = await shown.locator('tbody tr td.price').allTextContents()
+        return (
+          cells.length === second.content.length &&
+          plain(cells[0]!.replace(/\s/g, '').replace(',', '.')) === plain(second.content[0]!.retailPrice)
+        )
+      })
+    }
+    await page.reload()
+    await sameScreen(page)
+    // A shared link opens the same screen in another browser (its own storage).
+    const shared = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    try {
+      consoleErrors.watch(shared)
+      await shared.goto(page.url())
+      await sameScreen(shared)
+    } finally {
+      await shared.close()
+    }
+
+    // Without a kind in the location, the page opens on the kind chosen last.
+    const other = forms.find((form) => form.kind !== lenses.kind && form.kind !== forms[0]!.kind)!
+    await openTab(other.kind)
+    await page.goto(`${base}/`)
+    await page.waitForSelector(`#tab-${other.kind}[aria-selected="true"]`)
+    assert.match(new URL(page.url()).hash, new RegExp(`^#/\\?kind=${other.kind}$`))
+    // The counter's link in the menu, followed on the counter, opens it afresh on that kind.
+    await openTab(lenses.kind)
+    await page.click('nav a[href="#/"]')
+    await page.waitForSelector(`#tab-${lenses.kind}[aria-selected="true"]`)
+    assert.equal(await page.locator(`#${lenses.kind}-${field.name}`).inputValue(), '')
+  })
+
+  test('a column chooser, remembered per kind, makes the lenses table fit at 1366 px', async () => {
+    const lenses = forms.find((form) => form.fields.some((field) => field.role === 'cylinder'))!
+    const other = forms.find((form) => form.kind !== lenses.kind)!
+    const narrow = await browser.newPage({ viewport: { width: 1366, height: 768 } })
+    try {
+      consoleErrors.watch(narrow)
+      await narrow.goto(`${base}/#/?kind=${lenses.kind}`)
+      await narrow.waitForSelector('tbody tr td.price')
+      const overflows = () =>
+        narrow.evaluate("(s => s.scrollWidth > s.clientWidth)(document.querySelector('.table-scroll'))")
+      assert.equal(await overflows(), true, `${lenses.columns.length} columns overflow at 1366 px`)
+      const headers = () => narrow.locator('thead th').count()
+      await narrow.click('.column-chooser summary')
+      assert.equal(await narrow.locator('.column-chooser input[value="retailPrice"]').isDisabled(), true)
+      // Columns unticked from the last until the table fits.
+      const boxes = narrow.locator('.column-chooser input[name="column"]')
+      let shown = lenses.columns.length
+      for (let index = lenses.columns.length - 1; index >= 0 && (await overflows()); index--) {
+        if (await boxes.nth(index).isDisabled()) continue
+        await boxes.nth(index).uncheck()
+        shown--
+        assert.equal(await headers(), shown)
+      }
+      assert.equal(await overflows(), false)
+      assert.ok(shown >= 6, `${shown} columns fit`)
+      assert.equal(
+        (await narrow.textContent('.column-chooser summary'))?.trim(),
+        `Столбцы: ${shown} из ${lenses.columns.length}`,
+      )
+      await narrow.reload()
+      await narrow.waitForSelector('tbody tr td.price')
+      assert.equal(await headers(), shown)
+      // Another kind keeps its own columns.
+      await narrow.click(`#tab-${other.kind}`)
+      await narrow.waitForSelector(`#tab-${other.kind}[aria-selected="true"]`)
+      await until('all columns of the other kind', async () => (await headers()) === other.columns.length)
+    } finally {
+      await narrow.close()
+    }
   })
 
   test('axe-core finds no serious or critical accessibility violation', async () => {

@@ -1,3 +1,4 @@
+import { storage } from '../storage.js'
 import { en } from './en.js'
 import { type MessageKey, ru } from './ru.js'
 
@@ -18,11 +19,6 @@ export function translate(
 }
 
 const STORAGE_KEY = 'optics-catalog.language'
-
-/** The browser's storage, absent where the catalogues are read outside a page (their tests). */
-const storage = (
-  globalThis as { localStorage?: { getItem(key: string): string | null; setItem(key: string, value: string): void } }
-).localStorage
 
 /** The language chosen before on this browser, else Russian. */
 export function initialLanguage(): Language {

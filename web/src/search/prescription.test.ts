@@ -49,6 +49,22 @@ test('the page accepts a prescription value exactly when the API does, for every
   assert.ok(checked >= 7 * samples.length)
 })
 
+test('a typographic minus (−, ‒, –) is a minus: the page sends what the API reads as the same power', () => {
+  let checked = 0
+  for (const kind of kinds) {
+    for (const field of kindForm(kind).fields.filter((candidate) => candidate.role === 'sphere')) {
+      const expected = readPrescription(kind, { [field.name]: '-2.25' })
+      for (const minus of ['\u2212', '\u2012', '\u2013']) {
+        const check = checkNumber(field, ` ${minus}2,25`)
+        assert.deepEqual(check, { ok: true, value: '-2.25' }, `${kind.path}.${field.name} ${minus}`)
+        assert.deepEqual(readPrescription(kind, { [field.name]: check.value }), expected)
+        checked++
+      }
+    }
+  }
+  assert.ok(checked >= 3)
+})
+
 test('a plus cylinder is transposed on the page as the API transposes it', () => {
   for (const kind of kinds) {
     const fields = kindForm(kind).fields

@@ -11,8 +11,15 @@ export type Check =
   | { readonly ok: true; readonly value: string }
   | { readonly ok: false; readonly message: MessageKey; readonly values: Record<string, string | number> }
 
-/** `-2,75` → `-2.75`; blank stays blank. */
-export const normaliseNumber = (raw: string): string => raw.trim().replace(',', '.')
+/**
+ * `-2,75` → `-2.75`; the minus of print and word processors (`−` U+2212, `‒` figure dash, `–` en dash) is a minus
+ * (`−2.25` → `-2.25`); blank stays blank.
+ */
+export const normaliseNumber = (raw: string): string =>
+  raw
+    .trim()
+    .replace(/^[\u2212\u2012\u2013]/, '-')
+    .replace(',', '.')
 
 /** Checks a number or prescription field's text; a blank field is valid (no filter). */
 export function checkNumber(field: FormField, raw: string): Check {

@@ -13,7 +13,7 @@ interface ResultsTableProps {
   readonly t: Translate
 }
 
-const PRICE = 'retailPrice'
+export const PRICE = 'retailPrice'
 
 /** The next sort of a column on click: ascending, descending, then the kind's natural order. */
 function nextSort(column: string, sort: string): string {

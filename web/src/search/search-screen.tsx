@@ -3,26 +3,19 @@ import { type Api, type Facets, type FormField, isAbort, type KindForm, type Pag
 import type { Translate } from '../app.js'
 import type { Language } from '../i18n/index.js'
 import { Pager } from '../pager.js'
+import { ColumnChooser, useHiddenColumns } from './column-chooser.js'
 import { Combobox } from './combobox.js'
 import { checkNumber, transposedPrescription } from './prescription.js'
 import { ResultsTable } from './results-table.js'
+import { emptyQuery, type KindQuery, locationHash, readLocation, rememberKind } from './search-location.js'
 
 /*
  * The counter search: a tab per kind, the kind's form drawn from its descriptor (GET …/kinds), results as one
  * types. Each search cancels the one before it (AbortController), so a slow, stale answer never overwrites a
- * newer one. Each kind keeps its own filters, page and sort while another tab is open.
+ * newer one. Each kind keeps its own filters, page and sort while another tab is open; the open kind's state is
+ * in the location (search-location.ts).
  */
 
-interface KindQuery {
-  readonly values: Readonly<Record<string, string>>
-  /** The text fields whose value was picked from a list: exact filters (the API's `exact`). */
-  readonly exact: readonly string[]
-  readonly page: number
-  readonly size: number
-  readonly sort: string
-}
-
-const emptyQuery: KindQuery = { values: {}, exact: [], page: 0, size: 20, sort: '' }
 /**
  * Typing waits this long for the next key (a newer search cancels an older one anyway, so it can be short);
  * anything else (a page, a sort, Enter) searches at once. The drop-downs' values can wait longer.
@@ -62,17 +55,20 @@ function searchBody(form: KindForm, query: KindQuery, byPriceList: boolean): Sea
 }
 
 export function SearchScreen({ api, forms, language, t }: SearchScreenProps) {
-  const [kind, setKind] = useState(forms[0]?.kind ?? '')
-  const [queries, setQueries] = useState<Readonly<Record<string, KindQuery>>>({})
-  const [byPriceList, setByPriceList] = useState(false)
+  const [initial] = useState(() => readLocation(window.location.hash, forms))
+  const [kind, setKind] = useState(initial.kind)
+  const [queries, setQueries] = useState<Readonly<Record<string, KindQuery>>>({ [initial.kind]: initial.query })
+  const [byPriceList, setByPriceList] = useState(initial.byPriceList)
   const [page, setPage] = useState<Page | undefined>()
   const [facets, setFacets] = useState<Facets | undefined>()
   const [error, setError] = useState<string | undefined>()
   const [staleKinds, setStaleKinds] = useState<ReadonlySet<string>>(new Set())
   const delay = useRef(0)
   const tabs = useRef<HTMLDivElement>(null)
+  const written = useRef<string | undefined>(undefined)
 
   const form = forms.find((candidate) => candidate.kind === kind) ?? forms[0]!
+  const [hiddenColumns, setHiddenColumns] = useHiddenColumns(form.kind)
   const query = queries[form.kind] ?? emptyQuery
   const body = searchBody(form, query, byPriceList)
   const bodyKey = body ? JSON.stringify(body) : undefined
@@ -86,6 +82,30 @@ export function SearchScreen({ api, forms, language, t }: SearchScreenProps) {
     const others = query.exact.filter((other) => other !== name)
     update({ values: { ...query.values, [name]: value }, exact: exact ? [...others, name] : others, page: 0 }, wait)
   }
+
+  // The state into the location (replaced, so typing leaves no trail of history entries), the kind remembered.
+  const hash = locationHash(form, { kind: form.kind, byPriceList, query })
+  useEffect(() => {
+    written.current = hash
+    if (window.location.hash !== hash) window.history.replaceState(window.history.state, '', hash)
+  })
+  useEffect(() => rememberKind(form.kind), [form.kind])
+
+  // A link to the counter followed while it is open (another state, or none): the screen it names.
+  useEffect(() => {
+    const follow = () => {
+      const current = window.location.hash
+      if ((current.split('?')[0] || '#/') !== '#/' || current === written.current) return
+      const next = readLocation(current, forms)
+      setPage(undefined)
+      setFacets(undefined)
+      setKind(next.kind)
+      setByPriceList(next.byPriceList)
+      setQueries((all) => ({ ...all, [next.kind]: next.query }))
+    }
+    window.addEventListener('hashchange', follow)
+    return () => window.removeEventListener('hashchange', follow)
+  }, [forms])
 
   // The page of results: debounced while typing; each run aborts the previous one.
   useEffect(() => {
@@ -176,6 +196,16 @@ export function SearchScreen({ api, forms, language, t }: SearchScreenProps) {
 
   const transposed = transposedPrescription(form.fields, query.values)
   const fieldLabel = (field: FormField) => field.label[language]
+  // The results on screen are not those of the filters while a field is invalid (said) or the search failed.
+  const invalid = form.fields
+    .filter((field) => field.input !== 'text')
+    .map((field) => ({ field, check: checkNumber(field, query.values[field.name] ?? '') }))
+    .find(({ check }) => !check.ok)
+  const staleReason =
+    invalid && !invalid.check.ok
+      ? `${fieldLabel(invalid.field)}: ${t(invalid.check.message, invalid.check.values)}`
+      : undefined
+  const stale = page !== undefined && (staleReason !== undefined || error !== undefined)
   const title = form.title[language]
 
   return (
@@ -210,18 +240,8 @@ export function SearchScreen({ api, forms, language, t }: SearchScreenProps) {
             update({}, 0)
           }}
         >
-          <fieldset class="mode">
+          <fieldset class="mode" aria-describedby="mode-hint">
             <legend>{t('searchIn')}</legend>
-            <label>
-              <input
-                type="radio"
-                name="byPriceList"
-                value="true"
-                checked={byPriceList}
-                onChange={() => setByPriceList(true)}
-              />{' '}
-              {t('byPriceList')}
-            </label>
             <label>
               <input
                 type="radio"
@@ -232,6 +252,19 @@ export function SearchScreen({ api, forms, language, t }: SearchScreenProps) {
               />{' '}
               {t('byNomenclature')}
             </label>
+            <label>
+              <input
+                type="radio"
+                name="byPriceList"
+                value="true"
+                checked={byPriceList}
+                onChange={() => setByPriceList(true)}
+              />{' '}
+              {t('byPriceList')}
+            </label>
+            <span class="hint" id="mode-hint">
+              {t('searchModeHint')}
+            </span>
           </fieldset>
           <div class="fields">
             {form.fields.map((field) => {
@@ -300,14 +333,28 @@ export function SearchScreen({ api, forms, language, t }: SearchScreenProps) {
           </button>
         </form>
         {error ? <p role="alert">{t('searchFailed', { reason: error })}</p> : null}
-        <ResultsTable
-          columns={form.columns}
-          page={page}
-          sort={query.sort}
-          onSort={(sort) => update({ sort, page: 0 }, 0)}
-          language={language}
-          t={t}
-        />
+        <div class={stale ? 'results-area stale' : 'results-area'}>
+          {stale && staleReason ? (
+            <p class="stale-note" role="status">
+              {t('staleResults', { reason: staleReason })}
+            </p>
+          ) : null}
+          <ColumnChooser
+            columns={form.columns}
+            hidden={hiddenColumns}
+            onChange={setHiddenColumns}
+            language={language}
+            t={t}
+          />
+          <ResultsTable
+            columns={form.columns.filter((column) => !hiddenColumns.includes(column.name))}
+            page={page}
+            sort={query.sort}
+            onSort={(sort) => update({ sort, page: 0 }, 0)}
+            language={language}
+            t={t}
+          />
+        </div>
         <Pager
           label={t('paging')}
           page={query.page}
