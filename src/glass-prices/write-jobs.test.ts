@@ -7,6 +7,7 @@ import {
   numberedEntries,
   pricesPath,
   seedEntries,
+  slowPriceUpdates,
   storedEntries,
   waitFor,
 } from '../../test/fixtures/glass-prices.js'
@@ -127,12 +128,7 @@ eachDatabase('write jobs', (ctx) => {
   test('a job held by the database is polled from memory while it runs, and reports the clock times', async () => {
     await seedEntries(ctx.db, numberedEntries('Held', 2))
     // The job's UPDATE takes 1.5 s (on the embedded database it holds the one connection all that time).
-    await sql`
-      CREATE FUNCTION test_slow_update() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN PERFORM pg_sleep(1.5); RETURN NULL; END $$`.execute(ctx.db.primary)
-    await sql`
-      CREATE TRIGGER test_slow_update BEFORE UPDATE ON glasses_price
-      FOR EACH STATEMENT EXECUTE FUNCTION test_slow_update()`.execute(ctx.db.primary)
+    const slow = await slowPriceUpdates(ctx.db, 1.5)
     let location = ''
     let polledAt = 0
     try {
@@ -158,8 +154,7 @@ eachDatabase('write jobs', (ctx) => {
       assert.ok(pollMs < 100, `the poll of a running job took ${Math.round(pollMs)} ms`)
     } finally {
       await waitFor(async () => (await app().inject({ method: 'GET', url: location })).json().state !== 'running')
-      await sql`DROP TRIGGER test_slow_update ON glasses_price`.execute(ctx.db.primary)
-      await sql`DROP FUNCTION test_slow_update()`.execute(ctx.db.primary)
+      await slow.remove()
     }
     const job = await finished(location)
     assert.equal(job.state, 'succeeded', JSON.stringify(job))

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
-import { request as httpRequest } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { pricesPath, seedEntries, stall, storedEntries } from '../../test/fixtures/glass-prices.js'
+import { sendHttp } from '../../test/fixtures/http.js'
 import { eachDatabase, useTestApp } from '../../test/harness.js'
 
 /*
@@ -17,36 +17,7 @@ import { eachDatabase, useTestApp } from '../../test/harness.js'
 
 const HOLD_MS = 40_000
 
-interface Answer {
-  readonly status: number
-  readonly headers: Record<string, string | string[] | undefined>
-  readonly body: string
-}
-
-/** Sends one request on a connection of its own; an empty reply (the socket cut unanswered) rejects. */
-function send(port: number, method: string, path: string, body?: string, contentType = 'application/json') {
-  return new Promise<Answer>((resolve, reject) => {
-    const outgoing = httpRequest(
-      {
-        port,
-        host: '127.0.0.1',
-        method,
-        path,
-        agent: false,
-        headers: body === undefined ? {} : { 'content-type': contentType },
-      },
-      (response) => {
-        let text = ''
-        response.on('data', (chunk: Buffer) => {
-          text += chunk.toString()
-        })
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }))
-      },
-    )
-    outgoing.on('error', reject)
-    outgoing.end(body)
-  })
-}
+const send = sendHttp
 
 const doubled = JSON.stringify({ priceTypeBase: 'RETAIL', priceTypeChange: 'RETAIL', coefficient: 2, round: 'WHOLE' })
 

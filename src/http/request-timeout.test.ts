@@ -13,6 +13,7 @@ import {
   storedEntries,
   waitFor,
 } from '../../test/fixtures/glass-prices.js'
+import { type HttpAnswer, sendHttp } from '../../test/fixtures/http.js'
 import { eachDatabase, testConfig, useTestApp } from '../../test/harness.js'
 import { inTransaction } from '../db/transaction.js'
 import { lockGlassPriceList } from '../glass-prices/price-history.js'
@@ -30,13 +31,6 @@ import { securityServerOptions } from './security.js'
 const TIMEOUT_MS = 1000
 const HEADERS_TIMEOUT_MS = 400
 
-interface Answer {
-  readonly status: number
-  readonly headers: Record<string, string | string[] | undefined>
-  readonly body: string
-  readonly ms: number
-}
-
 eachDatabase('request timeout', (ctx) => {
   const app = useTestApp(ctx, {
     env: { REQUEST_TIMEOUT_MS: String(TIMEOUT_MS), HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS) },
@@ -49,38 +43,9 @@ eachDatabase('request timeout', (ctx) => {
   })
 
   const send = (method: string, path: string, body?: unknown) =>
-    new Promise<Answer>((resolve, reject) => {
-      const started = performance.now()
-      const payload = body === undefined ? undefined : JSON.stringify(body)
-      const outgoing = httpRequest(
-        {
-          port,
-          host: '127.0.0.1',
-          method,
-          path,
-          agent: false,
-          headers: payload === undefined ? {} : { 'content-type': 'application/json' },
-        },
-        (response) => {
-          let text = ''
-          response.on('data', (chunk: Buffer) => {
-            text += chunk.toString()
-          })
-          response.on('end', () =>
-            resolve({
-              status: response.statusCode ?? 0,
-              headers: response.headers,
-              body: text,
-              ms: performance.now() - started,
-            }),
-          )
-        },
-      )
-      outgoing.on('error', reject)
-      outgoing.end(payload)
-    })
+    sendHttp(port, method, path, body === undefined ? undefined : JSON.stringify(body))
 
-  const assertTimedOut = (answer: Answer, what: string) => {
+  const assertTimedOut = (answer: HttpAnswer, what: string) => {
     assert.equal(answer.status, 503, `${what}: ${answer.body}`)
     assert.match(String(answer.headers['content-type']), /^application\/problem\+json/)
     assert.equal(answer.headers['retry-after'], '5')
@@ -97,7 +62,7 @@ eachDatabase('request timeout', (ctx) => {
     const before = await storedEntries(ctx.db)
     const changes = await changeCount(ctx.db)
     const held = await stall(ctx.db)
-    let answers: Answer[]
+    let answers: HttpAnswer[]
     try {
       answers = await Promise.all([
         send('PUT', `${pricesPath}/${id}`, {
@@ -115,7 +80,7 @@ eachDatabase('request timeout', (ctx) => {
       await held.release()
     }
     for (const [index, what] of ['PUT', 'create', 'search', 'listing'].entries()) {
-      assertTimedOut(answers[index] as Answer, what)
+      assertTimedOut(answers[index] as HttpAnswer, what)
     }
     // The work given up commits nothing, also once the database moves again.
     const probe = await send('GET', `${pricesPath}/${id}`)

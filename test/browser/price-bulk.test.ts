@@ -11,7 +11,7 @@ import { SignJWT } from 'jose'
 import { sql } from 'kysely'
 import type { Page } from 'playwright-core'
 import { seedCatalogue } from '../../src/demo/demo-catalogue.js'
-import { changeCount, pricesPath, storedEntries } from '../fixtures/glass-prices.js'
+import { changeCount, pricesPath, slowPriceUpdates, storedEntries } from '../fixtures/glass-prices.js'
 import { buildTestApp, freePort } from '../harness.js'
 import { browserSuite, ConsoleErrors, screenshotPath, seriousViolations } from './browser.js'
 
@@ -327,6 +327,7 @@ browserSuite('price desk: bulk change, upload and download in a real browser', (
   })
 
   test('a change of thousands of entries runs as a background job, and its outcome is shown the same way', async () => {
+    let slow: { remove: () => Promise<void> } | undefined
     await sql`
       INSERT INTO glasses_price (manufacturer, brand, model, price, purchase, updated_by)
       SELECT 'Bulkmaker', 'Series', 'M' || lpad(n::text, 5, '0'), 1000 + n, 500 + n, 'test'
@@ -339,20 +340,14 @@ browserSuite('price desk: bulk change, upload and download in a real browser', (
       assert.equal(await text('#count-changed'), '2500')
       await page.click('button:text-is("К подтверждению")')
       // Its writing statement takes 2 s, so the job's progress can be seen.
-      await sql`
-        CREATE FUNCTION test_slow_update() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN PERFORM pg_sleep(2); RETURN NULL; END $$`.execute(ctx.db.primary)
-      await sql`
-        CREATE TRIGGER test_slow_update BEFORE UPDATE ON glasses_price
-        FOR EACH STATEMENT EXECUTE FUNCTION test_slow_update()`.execute(ctx.db.primary)
+      slow = await slowPriceUpdates(ctx.db, 2)
       await page.click('button.danger')
       await page.waitForSelector('#job-progress >> text=/Записываются цены: 0 из 2[s\u00a0\u202f]500/', {
         timeout: 60_000,
       })
       assert.equal(await page.getAttribute('#job-progress progress', 'max'), '2500')
       await page.waitForSelector('#applied', { timeout: 120_000 })
-      await sql`DROP TRIGGER test_slow_update ON glasses_price`.execute(ctx.db.primary)
-      await sql`DROP FUNCTION test_slow_update()`.execute(ctx.db.primary)
+      await slow.remove()
       const [, count, batch] = /Изменено позиций: (\d+)\. Номер изменения: (\d+)\./.exec(await text('#applied'))!
       assert.equal(count, '2500')
       // The change was written by a job (its parameters name it), and as the formula says.
@@ -378,8 +373,7 @@ browserSuite('price desk: bulk change, upload and download in a real browser', (
       )
       assert.equal(Number(restored[0]!.n), 2500)
     } finally {
-      await sql`DROP TRIGGER IF EXISTS test_slow_update ON glasses_price`.execute(ctx.db.primary)
-      await sql`DROP FUNCTION IF EXISTS test_slow_update()`.execute(ctx.db.primary)
+      await slow?.remove()
       await sql`DELETE FROM glasses_price WHERE manufacturer = 'Bulkmaker'`.execute(ctx.db.primary)
     }
   })
@@ -452,7 +446,10 @@ browserSuite('price desk: bulk change, upload and download in a real browser', (
       } else {
         assert.equal(saved.toString(), expected.toString())
         assert.ok(saved.toString().split('\n').length > 2, 'the download holds entries')
-        assert.match(saved.toString(), /^\uFEFF?Производитель[,;]Бренд[,;]Модель[,;]Цена[,;]Закупка\r?\n/)
+        assert.match(
+          saved.toString(),
+          /^\uFEFF?Производитель[,;]Бренд[,;]Модель[,;]Цена[,;]Закупка[,;]Версия[,;]Изменено\r?\n/,
+        )
       }
       await page.waitForSelector(`#downloaded >> text=${name}`)
     }
