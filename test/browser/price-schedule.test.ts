@@ -127,7 +127,7 @@ browserSuite('price desk: the price-setting terms and scheduled changes in a rea
     const applied = ((await row.textContent()) ?? '').match(/Применено: изменение (\d+)/)
     assert.ok(applied, (await row.textContent()) ?? '')
     await page.locator(`#change-${applied[1]}`).waitFor()
-    assert.match((await page.textContent(`#change-${applied[1]}`)) ?? '', /scheduled=/)
+    assert.match((await page.textContent(`#change-${applied[1]}`)) ?? '', /по расписанию \(№ \d+\) на /)
     assert.deepEqual(consoleErrors.errors, [])
   })
 

@@ -107,10 +107,15 @@ const decimalText = (value: unknown): string | undefined =>
  */
 export function describeChange(change: Pick<PriceChange, 'action' | 'parameters'>, t: Translate): string | undefined {
   const parameters = change.parameters
+  // A change applied by the schedule says so, with the number of its scheduled change and its time.
+  const scheduled =
+    typeof parameters.scheduled === 'number' && typeof parameters.effectiveAt === 'string'
+      ? [t('changeScheduled', { id: parameters.scheduled, at: formatEffective(parameters.effectiveAt, t) })]
+      : []
   if (change.action === 'IMPORT') {
     const mode = parameters.mode
     return oneOf(mode, importModeKey)
-      ? t('changeImportMode', { mode: t(importModeKey[mode]).toLowerCase() })
+      ? [t('changeImportMode', { mode: t(importModeKey[mode]).toLowerCase() }), ...scheduled].join('; ')
       : undefined
   }
   if (change.action !== 'BULK_CHANGE') return undefined
@@ -153,5 +158,5 @@ export function describeChange(change: Pick<PriceChange, 'action' | 'parameters'
     ...range('PURCHASE', filter.purchaseFrom, filter.purchaseTo),
     ...range(priceTypeBase, parameters.priceFrom, parameters.priceTo),
   ]
-  return [formula, ...selection].join('; ')
+  return [formula, ...selection, ...scheduled].join('; ')
 }

@@ -200,6 +200,7 @@ export const en: Record<MessageKey, string> = {
   rangeTo: 'up to {to}',
   rangeFromTo: 'from {from} to {to}',
   changeImportMode: 'mode “{mode}”',
+  changeScheduled: 'by schedule (no. {id}) for {at}',
   roundEnds90Short: 'ending …90',
   roundEnds99Short: 'ending …99',
   roundEnds00Short: 'ending …00',

@@ -199,6 +199,7 @@ export const ru = {
   rangeTo: 'до {to}',
   rangeFromTo: 'от {from} до {to}',
   changeImportMode: 'режим «{mode}»',
+  changeScheduled: 'по расписанию (№ {id}) на {at}',
   roundEnds90Short: 'окончание …90',
   roundEnds99Short: 'окончание …99',
   roundEnds00Short: 'окончание …00',
