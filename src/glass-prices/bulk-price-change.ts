@@ -4,7 +4,7 @@ import { inTransaction } from '../db/transaction.js'
 import { checkDecimal, compareDecimal, type DecimalValue } from '../domain/decimal.js'
 import { MAX_PRICE } from '../domain/limits.js'
 import { messageText } from '../domain/messages.js'
-import { badRequest, conflict, type FieldError, listFieldErrors, unprocessable } from '../http/problem.js'
+import { badRequest, conflict, type FieldError, invalidField, listFieldErrors, unprocessable } from '../http/problem.js'
 import { type GlassPriceFilter, glassPriceFilterConditions, glassPriceWhereSql } from './glass-price-filter.js'
 import {
   type BulkChangeBody,
@@ -67,6 +67,21 @@ function parseEffectiveAt(text: string): Date | undefined {
   if (!ISO_DATE_TIME.test(trimmed)) return undefined
   const at = new Date(trimmed)
   return Number.isNaN(at.getTime()) ? undefined : at
+}
+
+/**
+ * An effective date-time asked as `field`: ISO text of the instant when it is in the future, undefined when absent,
+ * empty or past (applied now); 400 naming the field when it is not ISO 8601 with an offset.
+ */
+export function futureEffectiveAt(
+  field: string,
+  text: string | null | undefined,
+  now = new Date(),
+): string | undefined {
+  if (text === null || text === undefined || text.trim() === '') return undefined
+  const at = parseEffectiveAt(text)
+  if (!at) throw invalidField(field, messageText('bulk.dateTime'))
+  return at.getTime() > now.getTime() ? at.toISOString() : undefined
 }
 
 /** Checks a bulk change body beyond its types; every problem is a field error of one 400. */

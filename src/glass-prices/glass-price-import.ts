@@ -1,7 +1,9 @@
 import type { Kind } from '../catalog/kind.js'
 import { glasses } from '../catalog/kinds.js'
 import type { Database, RawClient } from '../db/database.js'
+import { messageText } from '../domain/messages.js'
 import { buildPage, type Page, type PageRequest } from '../http/page.js'
+import { conflict, unprocessable } from '../http/problem.js'
 import {
   type ConflictChoice,
   ConflictsFound,
@@ -11,6 +13,7 @@ import {
   type ImportResult,
   type ImportSource,
   importCsv,
+  ReplaceNotConfirmed,
 } from '../transfer/csv-import.js'
 import { changedAtText } from '../transfer/transfer-columns.js'
 import { reportJobProgress } from './write-jobs.js'
@@ -334,4 +337,42 @@ export async function importGlassPrices(
   })
   const wrote = result.problemCount === 0 && !result.dryRun
   return { ...result, batch: wrote ? batch : null, check: result.problemCount === 0 ? check : null }
+}
+
+/**
+ * {@link importGlassPrices} with every refusal as its problem: a file with problems → 422 `import-rejected`, an
+ * upsert's conflicts not chosen for → 409 `upload-conflicts`, a replace not confirmed → 409 `confirm-deletes`.
+ * The one door of the HTTP upload, now or scheduled.
+ */
+export async function importGlassPriceFile(
+  db: Database,
+  source: ImportSource,
+  options: GlassPriceImportOptions,
+): Promise<GlassPriceImportResult> {
+  const result = await importGlassPrices(db, source, options).catch((error: unknown) => {
+    if (error instanceof GlassPriceConflicts) {
+      throw conflict('upload-conflicts', error.message, {
+        conflictCount: error.found.count,
+        ...(error.check ? { check: error.check } : {}),
+      })
+    }
+    if (!(error instanceof ReplaceNotConfirmed)) throw error
+    throw conflict('confirm-deletes', error.message, {
+      deleteCount: error.deleteCount,
+      otherCount: error.otherCount,
+      sharedColumn: error.column,
+      sharedValue: error.value,
+    })
+  })
+  if (result.problemCount > 0) {
+    const count = result.problemCount
+    throw unprocessable(
+      'import-rejected',
+      result.problems.length < count
+        ? messageText('import.problemsListed', { count, listed: result.problems.length })
+        : messageText('import.problems', { count }),
+      { problemCount: result.problemCount, problems: result.problems },
+    )
+  }
+  return result
 }

@@ -282,7 +282,7 @@ export async function glassPriceRoutes(fastify: FastifyInstance): Promise<void> 
         tags,
         operationId: 'listScheduledGlassPriceChanges',
         summary:
-          'Bulk changes scheduled with an effective date-time: the pending ones first (soonest first), then the rest',
+          'Bulk changes and uploads scheduled with an effective date-time: the pending ones first (soonest first), then the rest',
         querystring: Type.Object(pagingQueryProperties(LISTING_DEFAULT_SIZE)),
         response: { 200: PageSchema(ScheduledChangeSchema), ...problemResponses(503) },
       },
@@ -297,7 +297,7 @@ export async function glassPriceRoutes(fastify: FastifyInstance): Promise<void> 
       schema: {
         tags,
         operationId: 'getScheduledGlassPriceChange',
-        summary: 'A scheduled bulk change: pending, applied (with its change), cancelled or failed',
+        summary: 'A scheduled bulk change or upload: pending, applied (with its change), cancelled or failed',
         params: ScheduledIdParamsSchema,
         response: { 200: ScheduledChangeSchema, ...problemResponses(400, 404, 503) },
       },
@@ -312,7 +312,7 @@ export async function glassPriceRoutes(fastify: FastifyInstance): Promise<void> 
       schema: {
         tags,
         operationId: 'cancelScheduledGlassPriceChange',
-        summary: 'Cancel a pending scheduled bulk change (409 once it ran, failed or was cancelled)',
+        summary: 'Cancel a pending scheduled bulk change or upload (409 once it ran, failed or was cancelled)',
         params: ScheduledIdParamsSchema,
         response: { 200: ScheduledChangeSchema, ...problemResponses(400, 404, 409, 503) },
       },

@@ -325,18 +325,28 @@ export const BatchIdParamsSchema = Type.Object({
 const SCHEDULED_STATES = ['pending', 'applied', 'cancelled', 'failed'] as const
 export type ScheduledState = (typeof SCHEDULED_STATES)[number]
 
-/** A bulk change scheduled for its effective date-time (beyond the contract). */
+/** A bulk change or an upload scheduled for its effective date-time (beyond the contract). */
 export const ScheduledChangeSchema = Type.Object(
   {
     id: Type.Integer(),
-    operation: StringEnum(['bulk-change'] as const),
+    operation: StringEnum(['bulk-change', 'upload'] as const, {
+      description: 'bulk-change: POST …/prices/list; upload: POST …/prices/import',
+    }),
     state: StringEnum(SCHEDULED_STATES, {
       description:
         'pending: waits for effectiveAt; applied: written (`batch`); cancelled; failed: refused when it fell due ' +
         '(`problem`; nothing written)',
     }),
     effectiveAt: Type.String({ format: 'date-time' }),
-    parameters: Type.Object({}, { additionalProperties: true, description: 'The filter and the rule, normalised' }),
+    parameters: Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description:
+          'bulk-change: the filter and the rule, normalised; upload: fileName, size (bytes), format, mode, ' +
+          'confirmDeletes and conflicts (refuse, skip or {overwrite: count})',
+      },
+    ),
     createdBy: Type.String(),
     createdAt: Type.String({ format: 'date-time' }),
     finishedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {

@@ -18,19 +18,26 @@ import {
 import { mediaTypeDetail } from '../http/media-types.js'
 import { buildPage, PageSchema, pagingQueryProperties, parsePageRequest } from '../http/page.js'
 import { principalName } from '../http/principal.js'
-import { conflict, invalidField, ProblemError, unprocessable, unsupportedMediaType } from '../http/problem.js'
+import { invalidField, ProblemError, unprocessable, unsupportedMediaType } from '../http/problem.js'
 import { isAbandonment } from '../http/request-timeout.js'
 import { problemResponses } from '../http/schemas.js'
 import { SpooledUpload, UploadSpool } from '../http/upload-spool.js'
 import { StringEnum } from '../http/validation.js'
-import { IMPORT_MODES, ReplaceNotConfirmed } from '../transfer/csv-import.js'
+import { type ConflictChoice, IMPORT_MODES } from '../transfer/csv-import.js'
 import { type ExportRow, writeCsv, writeXlsx } from '../transfer/export-writer.js'
 import { HEADER_LANGUAGES, transferColumns, VERSION_COLUMNS } from '../transfer/transfer-columns.js'
 import { looksLikeXlsx } from '../transfer/xlsx.js'
+import { futureEffectiveAt } from './bulk-price-change.js'
 import { parseGlassPriceFilter } from './glass-price-filter.js'
-import { GlassPriceConflicts, type GlassPriceImportResult, importGlassPrices } from './glass-price-import.js'
+import { type GlassPriceImportResult, importGlassPriceFile } from './glass-price-import.js'
 import { glassPricePages } from './glass-price-repository.js'
-import { glassPriceFilterQueryProperties, SORT_COLUMNS, SORT_DIRECTIONS } from './glass-price-schemas.js'
+import {
+  glassPriceFilterQueryProperties,
+  ScheduledChangeSchema,
+  SORT_COLUMNS,
+  SORT_DIRECTIONS,
+} from './glass-price-schemas.js'
+import { scheduleUpload, type UploadChoices } from './scheduled-changes.js'
 import { prefersAsync, WriteJobSchema } from './write-jobs.js'
 
 /*
@@ -135,6 +142,20 @@ const ImportQuerySchema = Type.Object({
     }),
   ),
   dryRun: Type.Optional(Type.Boolean({ default: false, description: 'true: check the file, write nothing' })),
+  effectiveAt: Type.Optional(
+    Type.String({
+      description:
+        'When the upload takes effect, ISO 8601 with an offset (2026-12-01T09:00:00+03:00). In the future: the file ' +
+        'is checked now as by dryRun (problems and conflicts refuse it at once), stored, and applied then with the ' +
+        'mode and conflict choices given here (202 with the scheduled change, `Location` naming it; cancel it with ' +
+        'DELETE …/scheduled/{id}); conflicts are judged again then, and a file that no longer fits fails, nothing ' +
+        'written. Absent, empty or past: applied now. Ignored by dryRun',
+      examples: ['2026-12-01T09:00:00+03:00'],
+    }),
+  ),
+  fileName: Type.Optional(
+    Type.String({ maxLength: 255, description: 'The file’s name, shown with a scheduled upload' }),
+  ),
   overwriteConflicts: Type.Optional(
     Type.Integer({
       minimum: 0,
@@ -318,7 +339,10 @@ export async function glassPriceTransferRoutes(fastify: FastifyInstance): Promis
         },
         response: {
           200: ImportResultSchema,
-          202: { ...WriteJobSchema, description: 'Prefer: respond-async: the job, which Location names' },
+          202: Type.Union([WriteJobSchema, ScheduledChangeSchema], {
+            description:
+              'Prefer: respond-async: the job, which Location names; a future effectiveAt: the scheduled change',
+          }),
           ...problemResponses(400, 409, 413, 415, 422, 503),
         },
       },
@@ -343,12 +367,18 @@ export async function glassPriceTransferRoutes(fastify: FastifyInstance): Promis
       if (query.overwriteConflicts !== undefined && query.skipConflicts) {
         throw invalidField('skipConflicts', messageText('import.conflictChoice'))
       }
-      const conflicts =
+      const conflicts: ConflictChoice =
         query.overwriteConflicts !== undefined
           ? { overwrite: query.overwriteConflicts }
           : query.skipConflicts
-            ? ('skip' as const)
-            : ('refuse' as const)
+            ? 'skip'
+            : 'refuse'
+      const importChoices: UploadChoices = {
+        mode,
+        ...(query.confirmDeletes === undefined ? {} : { confirmDeletes: query.confirmDeletes }),
+        conflicts,
+      }
+      const effectiveAt = futureEffectiveAt('effectiveAt', query.effectiveAt)
       const checkPage = parsePageRequest(query, { defaultSize: CHECK_PAGE_SIZE, maxSize: app.config.maxPageSize })
       // Opened now, the file stays readable when the spool is removed under it (the client gone mid-import).
       const file = await open(upload.path).catch(() => {
@@ -363,14 +393,12 @@ export async function glassPriceTransferRoutes(fastify: FastifyInstance): Promis
         recording?: (run: RunSql, outcome: WriteOutcome) => Promise<void>,
         claim?: KeyedWrite,
       ) => {
-        const result = await importGlassPrices(app.db, file.createReadStream({ autoClose: false, start: 0 }), {
+        const result = await importGlassPriceFile(app.db, file.createReadStream({ autoClose: false, start: 0 }), {
           user: principalName(request),
           format,
           sourceBytes: (await file.stat()).size,
-          mode,
-          ...(query.confirmDeletes === undefined ? {} : { confirmDeletes: query.confirmDeletes }),
-          dryRun: query.dryRun ?? false,
-          conflicts,
+          ...importChoices,
+          dryRun: (query.dryRun ?? false) || effectiveAt !== undefined,
           checkPage,
           ...(claim ? { atStart: (client) => claim.claim(rawSql(client)) } : {}),
           ...(recording
@@ -379,32 +407,24 @@ export async function glassPriceTransferRoutes(fastify: FastifyInstance): Promis
                   recording(rawSql(client), { status: 200, headers: {}, body: importAnswer(done) }),
               }
             : {}),
-        }).catch((error: unknown) => {
-          if (error instanceof GlassPriceConflicts) {
-            throw conflict('upload-conflicts', error.message, {
-              conflictCount: error.found.count,
-              ...(error.check ? { check: error.check } : {}),
-            })
-          }
-          if (!(error instanceof ReplaceNotConfirmed)) throw error
-          throw conflict('confirm-deletes', error.message, {
-            deleteCount: error.deleteCount,
-            otherCount: error.otherCount,
-            sharedColumn: error.column,
-            sharedValue: error.value,
-          })
         })
-        if (result.problemCount > 0) {
-          const count = result.problemCount
-          throw unprocessable(
-            'import-rejected',
-            result.problems.length < count
-              ? messageText('import.problemsListed', { count, listed: result.problems.length })
-              : messageText('import.problems', { count }),
-            { problemCount: result.problemCount, problems: result.problems },
-          )
-        }
         return importAnswer(result)
+      }
+      if (effectiveAt !== undefined && !query.dryRun) {
+        // Checked now as a dry run (a file with problems is refused at once), then stored to apply when due.
+        try {
+          await importFile()
+          const scheduled = await scheduleUpload(
+            app.db.primary,
+            await file.readFile(),
+            { ...importChoices, fileName: query.fileName ?? null, size: (await file.stat()).size, format },
+            effectiveAt,
+            principalName(request),
+          )
+          return reply.code(202).header('location', `${base}/scheduled/${scheduled.id}`).send(scheduled)
+        } finally {
+          await file.close()
+        }
       }
       const keyed = keyedWrite(request)
       if (prefersAsync(request) && !query.dryRun) {

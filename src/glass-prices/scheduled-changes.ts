@@ -1,14 +1,16 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { type Kysely, sql } from 'kysely'
-import type { Database } from '../db/database.js'
+import type { Database, RawClient } from '../db/database.js'
 import { outsideRequest } from '../db/request-work.js'
 import type { Tables } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
 import { messageText } from '../domain/messages.js'
 import { buildPage, type Page, type PageRequest, resolveTotal } from '../http/page.js'
 import { conflict, entryNotFound, ProblemError, problemBody } from '../http/problem.js'
+import type { ConflictChoice, ImportFormat, ImportMode } from '../transfer/csv-import.js'
 import { applyBulkPriceChange, type BulkChangeRule } from './bulk-price-change.js'
 import type { GlassPriceFilter } from './glass-price-filter.js'
+import { importGlassPriceFile } from './glass-price-import.js'
 import type { ScheduledChange } from './glass-price-schemas.js'
 
 /*
@@ -20,6 +22,11 @@ import type { ScheduledChange } from './glass-price-schemas.js'
  * with the price list's filters as they were asked. Its change (batch) carries `scheduled` and `effectiveAt` in the
  * change log, and is reverted as any other. A cancel locks the same row, so it waits for an apply under way and then
  * answers 409.
+ *
+ * An upload with an effective date-time is the same kind of item (`upload`): checked when asked, its file's bytes
+ * stored in the row, and applied when due by the upload's own code with the mode and conflict choices given then.
+ * The import claims the row in its own transaction (after it locks the price list), so two instances never both
+ * apply it; a file that no longer fits (new conflicts, say) fails with its problem, nothing written.
  */
 
 const POLL_MS = 1000
@@ -27,7 +34,7 @@ const PATH = '/api/v2/glasses/prices/scheduled'
 
 interface ScheduledRow {
   id: number | string
-  operation: 'bulk-change'
+  operation: ScheduledChange['operation']
   state: ScheduledChange['state']
   effective_at: Date | string
   parameters: Record<string, unknown> | string
@@ -45,17 +52,37 @@ interface BulkChangeParameters {
   readonly rule: BulkChangeRule
 }
 
+/** How an upload is applied, chosen when it is asked. */
+export interface UploadChoices {
+  readonly mode: ImportMode
+  readonly confirmDeletes?: number
+  readonly conflicts: ConflictChoice
+}
+
+/** What a scheduled upload stores beside its file's bytes. */
+export interface UploadParameters extends UploadChoices {
+  readonly fileName: string | null
+  readonly size: number
+  readonly format: ImportFormat
+}
+
+/** Every column but the file's bytes. */
+const COLUMNS = sql.raw(
+  'id, operation, state, effective_at, parameters, created_by, created_at, finished_at, cancelled_by, batch, problem',
+)
+
 const json = <T>(value: T | string | null): T | null => (typeof value === 'string' ? JSON.parse(value) : value)
 const iso = (value: Date | string) => new Date(value).toISOString()
 
 function toScheduledChange(row: ScheduledRow): ScheduledChange {
-  const parameters = json<BulkChangeParameters>(row.parameters as BulkChangeParameters | string)
+  const parameters = json<Record<string, unknown>>(row.parameters)
+  const bulk = row.operation === 'bulk-change' ? (parameters as unknown as BulkChangeParameters | null) : null
   return {
     id: Number(row.id),
     operation: row.operation,
     state: row.state,
     effectiveAt: iso(row.effective_at),
-    parameters: parameters ? { filter: parameters.filter, ...parameters.rule } : {},
+    parameters: bulk ? { filter: bulk.filter, ...bulk.rule } : (parameters ?? {}),
     createdBy: row.created_by,
     createdAt: iso(row.created_at),
     finishedAt: row.finished_at === null ? null : iso(row.finished_at),
@@ -76,14 +103,29 @@ export async function scheduleBulkChange(
   const { rows } = await sql<ScheduledRow>`
     INSERT INTO scheduled_price_change (operation, effective_at, parameters, created_by)
     VALUES ('bulk-change', ${effectiveAt}::timestamptz, ${JSON.stringify({ filter, rule })}::jsonb, ${user})
-    RETURNING *`.execute(db)
+    RETURNING ${COLUMNS}`.execute(db)
+  return toScheduledChange(rows[0]!)
+}
+
+/** Stores an upload (its file's bytes, already checked) to apply at `effectiveAt`; returns it, pending. */
+export async function scheduleUpload(
+  db: Kysely<Tables>,
+  file: Buffer,
+  parameters: UploadParameters,
+  effectiveAt: string,
+  user: string,
+): Promise<ScheduledChange> {
+  const { rows } = await sql<ScheduledRow>`
+    INSERT INTO scheduled_price_change (operation, effective_at, parameters, created_by, file)
+    VALUES ('upload', ${effectiveAt}::timestamptz, ${JSON.stringify(parameters)}::jsonb, ${user}, ${file})
+    RETURNING ${COLUMNS}`.execute(db)
   return toScheduledChange(rows[0]!)
 }
 
 /** The scheduled changes: the pending ones first, the soonest first, then the others, newest first. */
 export async function listScheduledChanges(db: Kysely<Tables>, page: PageRequest): Promise<Page<ScheduledChange>> {
   const { rows } = await sql<ScheduledRow>`
-    SELECT * FROM scheduled_price_change
+    SELECT ${COLUMNS} FROM scheduled_price_change
     ORDER BY state = 'pending' DESC, CASE WHEN state = 'pending' THEN effective_at END, id DESC
     LIMIT ${page.size} OFFSET ${page.page * page.size}`.execute(db)
   const total = await resolveTotal(page, rows.length, async () => {
@@ -97,7 +139,8 @@ export async function listScheduledChanges(db: Kysely<Tables>, page: PageRequest
 
 /** One scheduled change; 404 when there is none. `id` is a validated positive integer as text. */
 export async function findScheduledChange(db: Kysely<Tables>, id: string): Promise<ScheduledChange> {
-  const { rows } = await sql<ScheduledRow>`SELECT * FROM scheduled_price_change WHERE id = ${id}::bigint`.execute(db)
+  const { rows } =
+    await sql<ScheduledRow>`SELECT ${COLUMNS} FROM scheduled_price_change WHERE id = ${id}::bigint`.execute(db)
   if (!rows[0]) throw entryNotFound(messageText('scheduled.notFound', { id }))
   return toScheduledChange(rows[0])
 }
@@ -106,7 +149,7 @@ export async function findScheduledChange(db: Kysely<Tables>, id: string): Promi
 export async function cancelScheduledChange(db: Kysely<Tables>, id: string, user: string): Promise<ScheduledChange> {
   return inTransaction(db, async (trx) => {
     const { rows } = await sql<ScheduledRow>`
-      SELECT * FROM scheduled_price_change WHERE id = ${id}::bigint FOR UPDATE`.execute(trx)
+      SELECT ${COLUMNS} FROM scheduled_price_change WHERE id = ${id}::bigint FOR UPDATE`.execute(trx)
     const row = rows[0]
     if (!row) throw entryNotFound(messageText('scheduled.notFound', { id }))
     if (row.state !== 'pending') {
@@ -115,10 +158,21 @@ export async function cancelScheduledChange(db: Kysely<Tables>, id: string, user
       })
     }
     const updated = await sql<ScheduledRow>`
-      UPDATE scheduled_price_change SET state = 'cancelled', finished_at = now(), cancelled_by = ${user}
-      WHERE id = ${id}::bigint RETURNING *`.execute(trx)
+      UPDATE scheduled_price_change SET state = 'cancelled', finished_at = now(), cancelled_by = ${user}, file = NULL
+      WHERE id = ${id}::bigint RETURNING ${COLUMNS}`.execute(trx)
     return toScheduledChange(updated.rows[0]!)
   })
+}
+
+class NotClaimed extends Error {}
+
+/** Records a due change refused with `error`, unless another look finished it meanwhile. */
+async function recordFailure(db: Kysely<Tables>, id: number, error: ProblemError): Promise<void> {
+  const problem = problemBody(error.status, error.detail, `${PATH}/${id}`, error.extra)
+  await sql`
+    UPDATE scheduled_price_change SET state = 'failed', finished_at = now(), problem = ${JSON.stringify(problem)}::jsonb,
+      file = NULL
+    WHERE id = ${id} AND state = 'pending'`.execute(db)
 }
 
 /**
@@ -130,8 +184,8 @@ export async function cancelScheduledChange(db: Kysely<Tables>, id: string, user
 export async function applyNextDueChange(db: Kysely<Tables>): Promise<number | undefined> {
   return inTransaction(db, async (trx) => {
     const { rows } = await sql<ScheduledRow>`
-      SELECT * FROM scheduled_price_change
-      WHERE state = 'pending' AND effective_at <= now()
+      SELECT ${COLUMNS} FROM scheduled_price_change
+      WHERE state = 'pending' AND operation = 'bulk-change' AND effective_at <= now()
       ORDER BY effective_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`.execute(trx)
     const row = rows[0]
     if (!row) return undefined
@@ -153,13 +207,68 @@ export async function applyNextDueChange(db: Kysely<Tables>): Promise<number | u
       // Anything but a refusal of the change itself (an entry created during it: 409) is tried again at the next look.
       if (!(error instanceof ProblemError) || error.status === 409) throw error
       await sql`ROLLBACK TO SAVEPOINT scheduled_apply`.execute(trx)
-      const problem = problemBody(error.status, error.detail, `${PATH}/${id}`, error.extra)
-      await sql`
-        UPDATE scheduled_price_change SET state = 'failed', finished_at = now(), problem = ${JSON.stringify(problem)}::jsonb
-        WHERE id = ${id}`.execute(trx)
+      await recordFailure(trx, id, error)
     }
     return id
   })
+}
+
+/**
+ * Applies the next due upload with the choices it was scheduled with, claiming it in the import's transaction
+ * (skipped when another instance holds it). A refusal (problems, conflicts, an unconfirmed replace) records it
+ * failed with its problem, nothing written; any other error leaves it pending for the next look.
+ * Returns the upload's id, or undefined when none is due (or another instance is applying it).
+ */
+export async function applyNextDueUpload(database: Database): Promise<number | undefined> {
+  const db = database.primary
+  const { rows } = await sql<ScheduledRow & { file: Uint8Array }>`
+    SELECT ${COLUMNS}, file FROM scheduled_price_change
+    WHERE state = 'pending' AND operation = 'upload' AND effective_at <= now()
+    ORDER BY effective_at, id LIMIT 1`.execute(db)
+  const row = rows[0]
+  if (!row) return undefined
+  const id = Number(row.id)
+  const parameters = json<UploadParameters>(row.parameters as UploadParameters | string)!
+  const claim = async (client: RawClient) => {
+    const claimed = await client.query(
+      `SELECT id FROM scheduled_price_change WHERE id = $1 AND state = 'pending' FOR UPDATE SKIP LOCKED`,
+      [id],
+    )
+    if (claimed.length === 0) throw new NotClaimed()
+  }
+  try {
+    await importGlassPriceFile(database, [Buffer.from(row.file)], {
+      user: row.created_by,
+      format: parameters.format,
+      mode: parameters.mode,
+      ...(parameters.confirmDeletes === undefined ? {} : { confirmDeletes: parameters.confirmDeletes }),
+      conflicts: parameters.conflicts,
+      sourceBytes: parameters.size,
+      atStart: claim,
+      beforeCommit: async (client, done) => {
+        // A file that changed nothing still ran: claimed here if it was not at its start.
+        if (done.batch === null) await claim(client)
+        else {
+          await client.query(
+            `UPDATE glass_price_change
+             SET parameters = parameters || jsonb_build_object('scheduled', $1::bigint, 'effectiveAt', $2::text)
+             WHERE id = $3`,
+            [id, iso(row.effective_at), done.batch],
+          )
+        }
+        await client.query(
+          `UPDATE scheduled_price_change SET state = 'applied', finished_at = now(), batch = $2, file = NULL
+           WHERE id = $1`,
+          [id, done.batch],
+        )
+      },
+    })
+  } catch (error) {
+    if (error instanceof NotClaimed) return undefined
+    if (!(error instanceof ProblemError) || error.status >= 500) throw error
+    await recordFailure(db, id, error)
+  }
+  return id
 }
 
 /** The poller of one instance: started with the application, stopped (and waited for) when it closes. */
@@ -195,7 +304,7 @@ export class ScheduledChanges {
   async #applyDue(): Promise<void> {
     try {
       while (!this.#stopped) {
-        const id = await applyNextDueChange(this.db.primary)
+        const id = (await applyNextDueChange(this.db.primary)) ?? (await applyNextDueUpload(this.db))
         if (id === undefined) return
         this.log.info({ scheduled: id }, 'scheduled price change ran')
       }

@@ -10,6 +10,7 @@ import * as idempotencyKeys from './0008-idempotency-keys.js'
 import * as scheduledPriceChanges from './0010-scheduled-price-changes.js'
 import * as confusableKeys from './0011-confusable-keys.js'
 import * as trueTimes from './0013-true-times.js'
+import * as scheduledUploads from './0014-scheduled-uploads.js'
 
 /**
  * Every migration, in the order it is applied. A migration never changes once released: a change to the schema
@@ -27,4 +28,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0010-scheduled-price-changes': scheduledPriceChanges,
   '0011-confusable-keys': confusableKeys,
   '0013-true-times': trueTimes,
+  '0014-scheduled-uploads': scheduledUploads,
 }
