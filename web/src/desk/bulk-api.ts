@@ -56,9 +56,11 @@ export interface BulkChangePreview {
   readonly totals: { readonly retail: BeforeAfter; readonly purchase: BeforeAfter; readonly averageMarkup: BeforeAfter }
 }
 
-/** A bulk change scheduled for its effective date-time, as `…/scheduled` answers it. */
+/** A bulk change or an upload scheduled for its effective date-time, as `…/scheduled` answers it. */
 export interface ScheduledChange {
   readonly id: number
+  /** What it applies when due: a bulk change, or an upload (its `parameters` then name the file and its mode). */
+  readonly operation: 'bulk-change' | 'upload'
   readonly state: 'pending' | 'applied' | 'cancelled' | 'failed'
   readonly effectiveAt: string
   readonly parameters: Readonly<Record<string, unknown>>
@@ -160,6 +162,19 @@ export interface ImportCheck {
   readonly created: CheckPage<CheckRow>
   readonly deleted: CheckPage<CheckRow>
   readonly conflicts: CheckPage<ConflictRow>
+}
+
+/** How an upload is sent: its mode and choices, the page of its check, the key that applies it, a time to take effect. */
+export interface UploadOptions {
+  readonly mode: ImportMode
+  readonly confirmDeletes?: number
+  readonly key?: string
+  readonly conflicts?: ConflictChoice
+  readonly page?: number
+  /** A future instant (ISO 8601 with an offset) schedules the upload instead of applying it. */
+  readonly effectiveAt?: string
+  /** The file's name, kept with a scheduled upload so the change log can name it. */
+  readonly fileName?: string
 }
 
 /** What an upsert does with the entries changed since the file's export: overwrite that many, or skip them. */
@@ -340,14 +355,15 @@ export class BulkApi {
   /**
    * Uploads a price-list file: a dry run when `key` is absent, else applied once per key. A file with problems
    * is a 422 Problem listing them; a replace by what looks like a filtered export without `confirmDeletes` is a
-   * 409 (`confirm-deletes`, with `deleteCount`).
+   * 409 (`confirm-deletes`, with `deleteCount`). With a future `effectiveAt` (and the file's name) the checked
+   * file is scheduled instead: the answer is then the scheduled item, pending.
    */
-  async upload(
-    file: Blob,
-    options: { mode: ImportMode; confirmDeletes?: number; key?: string; conflicts?: ConflictChoice; page?: number },
-    signal?: AbortSignal,
-  ): Promise<ImportResult> {
+  async upload(file: Blob, options: UploadOptions & { effectiveAt: string }): Promise<ImportResult | ScheduledChange>
+  async upload(file: Blob, options: UploadOptions, signal?: AbortSignal): Promise<ImportResult>
+  async upload(file: Blob, options: UploadOptions, signal?: AbortSignal): Promise<ImportResult | ScheduledChange> {
     const query = new URLSearchParams({ mode: options.mode })
+    if (options.effectiveAt !== undefined) query.set('effectiveAt', options.effectiveAt)
+    if (options.fileName !== undefined) query.set('fileName', options.fileName)
     if (options.confirmDeletes !== undefined) query.set('confirmDeletes', String(options.confirmDeletes))
     if (options.conflicts === 'skip') query.set('skipConflicts', 'true')
     else if (options.conflicts) query.set('overwriteConflicts', String(options.conflicts.overwrite))
@@ -362,7 +378,10 @@ export class BulkApi {
       body: file,
       ...(signal ? { signal } : {}),
     })
-    return (await response.json()) as ImportResult
+    const answer = (await response.json()) as ImportResult | ScheduledChange
+    return response.status === 202 && 'state' in answer && answer.state === 'pending'
+      ? answer
+      : (answer as ImportResult)
   }
 
   /**

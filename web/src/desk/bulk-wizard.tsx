@@ -27,7 +27,7 @@ import {
   TextField,
 } from './desk-fields.js'
 import { formatMoney } from './desk-format.js'
-import { describeFormula, formatEffective, isDecimalOrBlank, normaliseDecimal } from './formula.js'
+import { describeFormula, effectiveInstant, formatEffective, isDecimalOrBlank, normaliseDecimal } from './formula.js'
 import { JobProgressBar } from './job-progress.js'
 import type { Filters } from './prices-api.js'
 import { UndoChange } from './undo-change.js'
@@ -89,12 +89,6 @@ const DIRECTION_OPTIONS: readonly [Direction, MessageKey][] = [
   ['NEAREST', 'directionNearest'],
   ['UP', 'directionUp'],
 ]
-
-/** The picker's local date and time as an instant with its offset (ISO 8601, UTC); blank or unreadable: none. */
-function effectiveInstant(local: string): string | undefined {
-  const time = local ? new Date(local).getTime() : Number.NaN
-  return Number.isNaN(time) ? undefined : new Date(time).toISOString()
-}
 
 /** The request body of a formula: blanks left out (a coefficient of 1, a difference of 0, no band). */
 function bodyOf(formula: Formula): BulkChangeBody {

@@ -7,7 +7,7 @@ import { useSession } from '../session.js'
 import { BulkApi, type ScheduledChange } from './bulk-api.js'
 import { ConfirmDialog } from './confirm-dialog.js'
 import { actionLabel, conflictLabel, entryRoute, formatMoment } from './desk-format.js'
-import { describeChange, describeFormula, isRounding } from './formula.js'
+import { describeChange, describeFormula, describeScheduledUpload, isRounding } from './formula.js'
 import { type PriceChange, PriceProblem, PricesApi, type RevertConflict, type RevertResult } from './prices-api.js'
 import { useLoaded } from './use-loaded.js'
 import './desk.css'
@@ -15,8 +15,8 @@ import './desk.css'
 /*
  * The change log of the glass price list, newest first: every create, update, delete, bulk change, import and
  * revert, with who, when and what was asked. A change is reverted with its button (after a confirmation); the
- * answer says what was restored and, entry by entry, what was left alone and why. Above it, the bulk changes
- * scheduled for a later time: pending (with a button that cancels one), applied (naming the change they wrote),
+ * answer says what was restored and, entry by entry, what was left alone and why. Above it, the bulk changes and
+ * uploads scheduled for a later time: pending (with a button that cancels one), applied (naming the change they wrote),
  * cancelled or refused; while one is pending the page looks again every few seconds, so it is seen to apply.
  */
 
@@ -305,9 +305,13 @@ export function ChangeLogScreen({ api, language, t }: ChangeLogProps) {
   )
 }
 
-/** A scheduled change's terms in words (the wizard's formula), or its parameters when they are not a bulk change's. */
+/**
+ * A scheduled change's terms in words (the wizard's formula, or an upload's file and mode), or its parameters when
+ * they have no words.
+ */
 function formulaOf(item: ScheduledChange, t: Translate): string {
   const terms = item.parameters
+  if (item.operation === 'upload') return describeScheduledUpload(terms, t) ?? parameterText(terms).join(', ')
   const text = (name: string) => (typeof terms[name] === 'string' ? (terms[name] as string) : undefined)
   const base = text('priceTypeBase')
   const change = text('priceTypeChange')

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { type MessageKey, translate } from '../i18n/index.js'
-import { describeChange, describeFormula, isDecimalOrBlank, normaliseDecimal } from './formula.js'
+import {
+  describeChange,
+  describeFormula,
+  describeScheduledUpload,
+  effectiveInstant,
+  isDecimalOrBlank,
+  normaliseDecimal,
+} from './formula.js'
 
 const ru = (key: MessageKey, values?: Record<string, string | number>) => translate('ru', key, values)
 const en = (key: MessageKey, values?: Record<string, string | number>) => translate('en', key, values)
@@ -126,4 +133,20 @@ test('the change log says a percentage, a price ending upwards and an exact sele
     describeChange(change, ru),
     'розница = розница + 10 %, окончание …90 (в большую сторону); бренд точно «Ray-Ban»',
   )
+})
+
+test('a scheduled upload is said by its file and its mode, as the change log says an upload', () => {
+  const parameters = { fileName: 'prices.csv', size: 120, format: 'csv', mode: 'upsert', conflicts: 0 }
+  assert.equal(describeScheduledUpload(parameters, ru), 'Загрузка файла «prices.csv», режим «обновить»')
+  assert.equal(describeScheduledUpload(parameters, en), 'Upload of the file “prices.csv”, mode “update”')
+  assert.equal(describeScheduledUpload({ mode: 'replace' }, ru), 'Загрузка файла, режим «заменить»')
+  assert.equal(describeScheduledUpload({ fileName: 'a.xlsx', mode: 'odd' }, ru), 'Загрузка файла «a.xlsx»')
+  assert.equal(describeScheduledUpload({ size: 1 }, ru), undefined)
+})
+
+test('the picked local date and time is sent as an instant; a blank or unreadable one is at once', () => {
+  const local = '2030-03-01T09:30:00'
+  assert.equal(effectiveInstant(local), new Date(2030, 2, 1, 9, 30, 0).toISOString())
+  assert.equal(effectiveInstant(''), undefined)
+  assert.equal(effectiveInstant('not a date'), undefined)
 })

@@ -74,6 +74,12 @@ export function describeFormula(body: BulkChangeBody, t: Translate): string {
   return body.effectiveAt ? `${words} ${t('formulaEffective', { at: formatEffective(body.effectiveAt, t) })}` : words
 }
 
+/** The picker's local date and time as an instant with its offset (ISO 8601, UTC); blank or unreadable: none. */
+export function effectiveInstant(local: string): string | undefined {
+  const time = local ? new Date(local).getTime() : Number.NaN
+  return Number.isNaN(time) ? undefined : new Date(time).toISOString()
+}
+
 /** An effective date-time as the page's language writes it, in the browser's time zone. */
 export function formatEffective(at: string, t: Translate): string {
   const time = Date.parse(at)
@@ -159,4 +165,19 @@ export function describeChange(change: Pick<PriceChange, 'action' | 'parameters'
     ...range(priceTypeBase, parameters.priceFrom, parameters.priceTo),
   ]
   return [formula, ...selection, ...scheduled].join('; ')
+}
+
+/**
+ * A scheduled upload's terms in words, "Загрузка файла «prices.csv», режим «обновить»" (the mode as the change log
+ * says it); undefined when its parameters have neither a file name nor a mode it can say.
+ */
+export function describeScheduledUpload(
+  parameters: Readonly<Record<string, unknown>>,
+  t: Translate,
+): string | undefined {
+  const mode = describeChange({ action: 'IMPORT', parameters: { mode: parameters.mode } }, t)
+  const name = typeof parameters.fileName === 'string' && parameters.fileName !== '' ? parameters.fileName : undefined
+  if (mode === undefined && name === undefined) return undefined
+  const file = name === undefined ? t('scheduledUploadFile') : t('scheduledUploadNamed', { name })
+  return mode === undefined ? file : `${file}, ${mode}`
 }

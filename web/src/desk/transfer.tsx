@@ -12,9 +12,10 @@ import {
   type ImportResult,
   newIdempotencyKey,
   Problem,
+  type ScheduledChange,
 } from './bulk-api.js'
-import { checkFilters, errorsAt, type FieldErrors, FilterFields, sentFilters } from './desk-fields.js'
-import { normaliseDecimal } from './formula.js'
+import { checkFilters, errorsAt, type FieldErrors, FilterFields, sentFilters, TextField } from './desk-fields.js'
+import { effectiveInstant, formatEffective, normaliseDecimal } from './formula.js'
 import type { Filters } from './prices-api.js'
 import { UndoChange } from './undo-change.js'
 import { UploadCheck } from './upload-check.js'
@@ -24,7 +25,8 @@ import './bulk-desk.css'
  * Upload and download of the glass price list. An upload is always checked first (a dry run: counts, the rows it
  * changes, adds, deletes and the conflicts, page by page, or the problems by line and column); only a checked file
  * can be applied, with conflicts only after the manager chooses to overwrite or skip them, once (one Idempotency-Key per check), and a
- * replace only after the manager confirms the number of entries it deletes, as the check counted it. A download
+ * replace only after the manager confirms the number of entries it deletes, as the check counted it. With a time to
+ * take effect, the checked file is scheduled (with its name) and waits in the change log until then. A download
  * is fetched with the page's headers (the Bearer token once signed in) and saved from a blob URL.
  */
 
@@ -81,6 +83,9 @@ export function TransferScreen({
   const [confirmed, setConfirmed] = useState(false)
   const [conflictChoice, setConflictChoice] = useState<ConflictChoice | undefined>()
   const [uploaded, setUploaded] = useState<ImportResult | undefined>()
+  const [scheduled, setScheduled] = useState<ScheduledChange | undefined>()
+  /** When the upload takes effect, as the picker holds it (local time); blank: at once. */
+  const [effectiveAt, setEffectiveAt] = useState('')
   const [uploadFailure, setUploadFailure] = useState<string | undefined>()
 
   const [filters, setFilters] = useState<Filters>({})
@@ -99,6 +104,7 @@ export function TransferScreen({
     setConfirmed(false)
     setConflictChoice(undefined)
     setUploaded(undefined)
+    setScheduled(undefined)
     setUploadFailure(undefined)
   }
 
@@ -171,14 +177,18 @@ export function TransferScreen({
     setUploadFailure(undefined)
     try {
       const replace = checked.result.mode === 'replace'
-      setUploaded(
-        await bulk.upload(file, {
-          mode: checked.result.mode,
-          key: checked.key,
-          ...(replace ? { confirmDeletes: checked.deletes } : {}),
-          ...(checked.result.conflicts > 0 && conflictChoice ? { conflicts: conflictChoice } : {}),
-        }),
-      )
+      const options = {
+        mode: checked.result.mode,
+        key: checked.key,
+        ...(replace ? { confirmDeletes: checked.deletes } : {}),
+        ...(checked.result.conflicts > 0 && conflictChoice ? { conflicts: conflictChoice } : {}),
+      }
+      const effective = effectiveInstant(effectiveAt)
+      const answer = effective
+        ? await bulk.upload(file, { ...options, effectiveAt: effective, fileName: file.name })
+        : await bulk.upload(file, options)
+      if ('state' in answer) setScheduled(answer)
+      else setUploaded(answer)
     } catch (error) {
       uploadProblem(error)
     } finally {
@@ -222,7 +232,9 @@ export function TransferScreen({
   const result = checked?.result
   const replace = result?.mode === 'replace'
   const conflictsChosen = (result?.conflicts ?? 0) === 0 || conflictChoice !== undefined
-  const canApply = canWrite && checked !== undefined && !uploaded && (!replace || confirmed) && conflictsChosen
+  const done = uploaded !== undefined || scheduled !== undefined
+  const canApply = canWrite && checked !== undefined && !done && (!replace || confirmed) && conflictsChosen
+  const effective = effectiveInstant(effectiveAt)
 
   return (
     <section class="bulk-desk transfer" aria-labelledby="transfer-title">
@@ -315,7 +327,7 @@ export function TransferScreen({
           </div>
         ) : null}
 
-        {result && !uploaded ? (
+        {result && !done ? (
           <div class="checked">
             <p role="status" id="upload-checked">
               {t('fileChecked', {
@@ -355,6 +367,17 @@ export function TransferScreen({
               </div>
             ) : null}
             {canWrite ? (
+              <TextField
+                id="upload-effectiveAt"
+                name="effectiveAt"
+                label={t('effectiveAt')}
+                hint={t('uploadEffectiveAtHint')}
+                value={effectiveAt}
+                dateTime
+                onInput={setEffectiveAt}
+              />
+            ) : null}
+            {canWrite ? (
               <div class="actions">
                 <button
                   type="button"
@@ -365,9 +388,11 @@ export function TransferScreen({
                 >
                   {busy
                     ? t('uploading')
-                    : replace
-                      ? t('applyReplace', { deletes: checked!.deletes })
-                      : t('applyUpload')}
+                    : effective
+                      ? t('scheduleUpload', { at: formatEffective(effective, t) })
+                      : replace
+                        ? t('applyReplace', { deletes: checked!.deletes })
+                        : t('applyUpload')}
                 </button>
               </div>
             ) : null}
@@ -395,6 +420,12 @@ export function TransferScreen({
               />
             )}
           </>
+        ) : null}
+        {scheduled ? (
+          <p class="outcome" role="status" id="upload-scheduled">
+            {t('uploadScheduledOutcome', { id: scheduled.id, at: formatEffective(scheduled.effectiveAt, t) })}{' '}
+            <a href="#/prices/changes">{t('changeLog')}</a>
+          </p>
         ) : null}
         {uploadFailure ? (
           <p class="refused" role="alert">
