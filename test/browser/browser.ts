@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict'
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import type { AddressInfo } from 'node:net'
 import { after, before, test } from 'node:test'
+import type { FastifyInstance } from 'fastify'
 import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core'
-import { eachDatabase, type TestContext } from '../harness.js'
+import { buildTestApp, eachDatabase, type TestContext } from '../harness.js'
 
 /*
  * What every browser test shares: Debian's Chromium through playwright-core (one browser per test file, a
@@ -114,4 +116,59 @@ export class ConsoleErrors {
     })
     page.on('pageerror', (error) => this.errors.push(error.message))
   }
+}
+
+/** The app on a free port with a page open on it (1280 × 900), its console errors watched; set once `before` ran. */
+export interface ServedDesk {
+  readonly base: string
+  readonly page: Page
+}
+
+/**
+ * Serves the app for a suite: in its `before`, after `seed`, on a free port with a page opened on it whose console
+ * errors `consoleErrors` collects; both closed in its `after`.
+ */
+export function serveDesk(
+  ctx: TestContext,
+  browser: SuiteBrowser,
+  consoleErrors: ConsoleErrors,
+  seed: () => Promise<unknown>,
+): ServedDesk {
+  let app: FastifyInstance | undefined
+  let served: ServedDesk | undefined
+  before(async () => {
+    await seed()
+    app = await buildTestApp(ctx.db)
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    consoleErrors.watch(page)
+    served = { base: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, page }
+  })
+  after(async () => {
+    await served?.page.close()
+    await app?.close()
+  })
+  const current = () => {
+    if (!served) throw new Error('the desk is served once the suite has started')
+    return served
+  }
+  return {
+    get base() {
+      return current().base
+    },
+    get page() {
+      return current().page
+    },
+  }
+}
+
+/** The date-time picker's value (the browser's local time, as the manager picks it) that many seconds from now. */
+export function localTimeAhead(page: Page, seconds: number): Promise<string> {
+  // A string, so the test's compiler adds nothing the page lacks.
+  return page.evaluate<string>(`(() => {
+    const at = new Date(Date.now() + ${seconds * 1000})
+    const pad = (value) => String(value).padStart(2, '0')
+    return at.getFullYear() + '-' + pad(at.getMonth() + 1) + '-' + pad(at.getDate()) +
+      'T' + pad(at.getHours()) + ':' + pad(at.getMinutes()) + ':' + pad(at.getSeconds())
+  })()`)
 }

@@ -1,11 +1,7 @@
 import assert from 'node:assert/strict'
-import type { AddressInfo } from 'node:net'
-import { after, before, test } from 'node:test'
-import type { FastifyInstance } from 'fastify'
-import type { Page } from 'playwright-core'
+import { test } from 'node:test'
 import { clearGlassPrices, pricesPath, seedEntries, storedEntries } from '../fixtures/glass-prices.js'
-import { buildTestApp } from '../harness.js'
-import { browserSuite, ConsoleErrors, seriousViolations, until } from './browser.js'
+import { browserSuite, ConsoleErrors, localTimeAhead, seriousViolations, serveDesk, until } from './browser.js'
 
 /*
  * An upload scheduled from the desk, in a real browser on each database: a checked CSV file given a time a few
@@ -16,40 +12,28 @@ import { browserSuite, ConsoleErrors, seriousViolations, until } from './browser
 const BRAND = 'ScheduleUpload'
 
 browserSuite('price desk: an upload scheduled for later in a real browser', (ctx, browser) => {
-  let app: FastifyInstance
-  let base: string
-  let page: Page
   const consoleErrors = new ConsoleErrors()
-  const text = async (selector: string) => ((await page.textContent(selector)) ?? '').trim()
+  const desk = serveDesk(ctx, browser, consoleErrors, async () => {
+    await clearGlassPrices(ctx.db)
+    await seedEntries(ctx.db, [
+      { manufacturer: 'Desk', brand: BRAND, model: 'U 1', price: 1150, purchase: 500 },
+      { manufacturer: 'Desk', brand: BRAND, model: 'U 2', price: 2000, purchase: 1000 },
+    ])
+  })
+  const text = async (selector: string) => ((await desk.page.textContent(selector)) ?? '').trim()
   const prices = async () => (await storedEntries(ctx.db)).map((entry) => [entry.model, entry.price])
   /** The prices of the brand as the API lists them. */
   const listed = async () => {
-    const response = await fetch(`${base}${pricesPath}/list?brand=${BRAND}&page=0&size=10`)
+    const response = await fetch(`${desk.base}${pricesPath}/list?brand=${BRAND}&page=0&size=10`)
     const body = (await response.json()) as { content: { model: string; price: number }[] }
     return body.content.map((entry) => [entry.model, entry.price]).sort()
   }
   const csv = (first: string, second: string) =>
     `manufacturer;brand;model;price;purchase\nDesk;${BRAND};U 1;${first};500,00\nDesk;${BRAND};U 2;${second};1000,00\n`
 
-  before(async () => {
-    await clearGlassPrices(ctx.db)
-    await seedEntries(ctx.db, [
-      { manufacturer: 'Desk', brand: BRAND, model: 'U 1', price: 1150, purchase: 500 },
-      { manufacturer: 'Desk', brand: BRAND, model: 'U 2', price: 2000, purchase: 1000 },
-    ])
-    app = await buildTestApp(ctx.db)
-    await app.listen({ port: 0, host: '127.0.0.1' })
-    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
-    consoleErrors.watch(page)
-  })
-  after(async () => {
-    await page?.close()
-    await app?.close()
-  })
-
   /** The upload screen with the file chosen in the update mode and checked, to take effect that many seconds ahead. */
   const checkedUpload = async (content: string, effectiveInSeconds: number) => {
+    const { base, page } = desk
     await page.goto(`${base}/#/prices/transfer`)
     await page.reload()
     await page.waitForSelector('#upload-file')
@@ -61,18 +45,11 @@ browserSuite('price desk: an upload scheduled for later in a real browser', (ctx
     await page.check('input[name="mode"][value="upsert"]')
     await page.click('button:text-is("Проверить файл")')
     await page.waitForSelector('#upload-checked')
-    // The picker's value is the browser's local time, as the manager picks it.
-    // (A string, so the test's compiler adds nothing the page lacks.)
-    const local = await page.evaluate<string>(`(() => {
-      const at = new Date(Date.now() + ${effectiveInSeconds * 1000})
-      const pad = (value) => String(value).padStart(2, '0')
-      return at.getFullYear() + '-' + pad(at.getMonth() + 1) + '-' + pad(at.getDate()) +
-        'T' + pad(at.getHours()) + ':' + pad(at.getMinutes()) + ':' + pad(at.getSeconds())
-    })()`)
-    await page.fill('#upload-effectiveAt', local)
+    await page.fill('#upload-effectiveAt', await localTimeAhead(page, effectiveInSeconds))
   }
 
   test('a file scheduled a few seconds ahead is pending in the change log in words, then applied', async () => {
+    const { page } = desk
     const before = await prices()
     await checkedUpload(csv('1290,00', '2290,00'), 6)
     await page.click('button:text-matches("^Запланировать загрузку на ")')
@@ -108,6 +85,7 @@ browserSuite('price desk: an upload scheduled for later in a real browser', (ctx
   })
 
   test('a pending upload is cancelled with its button and never applies', async () => {
+    const { base, page } = desk
     const before = await prices()
     await checkedUpload(csv('1,00', '2,00'), 3600)
     await page.click('button:text-matches("^Запланировать загрузку на ")')

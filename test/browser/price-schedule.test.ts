@@ -1,11 +1,7 @@
 import assert from 'node:assert/strict'
-import type { AddressInfo } from 'node:net'
-import { after, before, test } from 'node:test'
-import type { FastifyInstance } from 'fastify'
-import type { Page } from 'playwright-core'
+import { test } from 'node:test'
 import { clearGlassPrices, pricesPath, seedEntries, storedEntries } from '../fixtures/glass-prices.js'
-import { buildTestApp } from '../harness.js'
-import { browserSuite, ConsoleErrors, seriousViolations, until } from './browser.js'
+import { browserSuite, ConsoleErrors, localTimeAhead, seriousViolations, serveDesk, until } from './browser.js'
 
 /*
  * The price manager's terms on the desk, in a real browser on each database: a 10 % markup with the ending …90
@@ -21,32 +17,20 @@ const money = (value: string) =>
   )
 
 browserSuite('price desk: the price-setting terms and scheduled changes in a real browser', (ctx, browser) => {
-  let app: FastifyInstance
-  let base: string
-  let page: Page
   const consoleErrors = new ConsoleErrors()
-  const text = async (selector: string) => ((await page.textContent(selector)) ?? '').trim()
-  const prices = async () => (await storedEntries(ctx.db)).map((entry) => entry.price)
-
-  before(async () => {
+  const desk = serveDesk(ctx, browser, consoleErrors, async () => {
     await clearGlassPrices(ctx.db)
     await seedEntries(ctx.db, [
       { manufacturer: 'Desk', brand: BRAND, model: 'S 1', price: 1150, purchase: 500 },
       { manufacturer: 'Desk', brand: BRAND, model: 'S 2', price: 2000, purchase: 1000 },
     ])
-    app = await buildTestApp(ctx.db)
-    await app.listen({ port: 0, host: '127.0.0.1' })
-    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
-    consoleErrors.watch(page)
   })
-  after(async () => {
-    await page?.close()
-    await app?.close()
-  })
+  const text = async (selector: string) => ((await desk.page.textContent(selector)) ?? '').trim()
+  const prices = async () => (await storedEntries(ctx.db)).map((entry) => entry.price)
 
   /** The wizard up to its dry run: the brand selected, +10 %, ending …90 upwards, optionally a time to take effect. */
   const dryRun = async (effectiveInSeconds?: number) => {
+    const { base, page } = desk
     await page.goto(`${base}/#/prices/bulk`)
     await page.reload()
     await page.fill('#filter-brand', BRAND)
@@ -56,21 +40,14 @@ browserSuite('price desk: the price-setting terms and scheduled changes in a rea
     await page.getByLabel('Округление').selectOption('ENDS_90')
     await page.getByLabel('Направление').selectOption('UP')
     if (effectiveInSeconds !== undefined) {
-      // The picker's value is the browser's local time, as the manager picks it.
-      // (A string, so the test's compiler adds nothing the page lacks.)
-      const local = await page.evaluate<string>(`(() => {
-        const at = new Date(Date.now() + ${effectiveInSeconds * 1000})
-        const pad = (value) => String(value).padStart(2, '0')
-        return at.getFullYear() + '-' + pad(at.getMonth() + 1) + '-' + pad(at.getDate()) +
-          'T' + pad(at.getHours()) + ':' + pad(at.getMinutes()) + ':' + pad(at.getSeconds())
-      })()`)
-      await page.fill('#effectiveAt', local)
+      await page.fill('#effectiveAt', await localTimeAhead(page, effectiveInSeconds))
     }
     await page.click('button:text-is("Пробный расчёт")')
     await page.waitForSelector('#total-retail')
   }
 
   test('a 10 % markup with the ending …90 upwards: the words, the rows and the totals of the dry run', async () => {
+    const { base, page } = desk
     await dryRun()
     assert.equal(
       await text('.formula'),
@@ -107,6 +84,7 @@ browserSuite('price desk: the price-setting terms and scheduled changes in a rea
   })
 
   test('a change scheduled a few seconds ahead is pending in the change log, then applied', async () => {
+    const { page } = desk
     await dryRun(6)
     assert.match(await text('.formula'), /Вступает в силу .+\.$/)
     await page.click('button:text-is("К подтверждению")')
@@ -132,6 +110,7 @@ browserSuite('price desk: the price-setting terms and scheduled changes in a rea
   })
 
   test('a pending change is cancelled with its button and never applies', async () => {
+    const { base, page } = desk
     const before = await prices()
     const scheduled = await fetch(`${base}${pricesPath}/list?brand=${BRAND}`, {
       method: 'POST',
