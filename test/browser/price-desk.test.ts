@@ -253,7 +253,7 @@ browserSuite("the price manager's desk in a real browser", (ctx, browser) => {
   })
 
   let created: Entry
-  test('an entry is created from the form; the same key again is a duplicate linked to it', async () => {
+  test('an entry is created from the form; the same key again, even in look-alike letters, is a duplicate linked to it', async () => {
     const form = page.locator('form.create')
     const fill = async (values: Record<string, string>) => {
       for (const [name, value] of Object.entries(values)) await form.locator(`input[name="${name}"]`).fill(value)
@@ -266,7 +266,15 @@ browserSuite("the price manager's desk in a real browser", (ctx, browser) => {
     created = found.content[0]!
     assert.equal(created.purchase, 4100.5)
 
-    await fill({ manufacturer: 'safilo', brand: 'CARRERA', model: ' desk 2026 ', price: '1', purchase: '1' })
+    // The same key as a person sees it: other case and spaces, a Cyrillic «о» and «Е» among Latin letters,
+    // fullwidth digits.
+    await fill({
+      manufacturer: 'safil\u043e',
+      brand: 'CARR\u0415RA',
+      model: ' desk \uff12\uff10\uff12\uff16 ',
+      price: '1',
+      purchase: '1',
+    })
     await form.locator('button[type="submit"]').click()
     const message = page.locator('#create-message')
     await message.waitFor()
