@@ -396,7 +396,7 @@ export async function glassPriceTransferRoutes(fastify: FastifyInstance): Promis
         const result = await importGlassPriceFile(app.db, file.createReadStream({ autoClose: false, start: 0 }), {
           user: principalName(request),
           format,
-          sourceBytes: (await file.stat()).size,
+          sourceBytes: upload.bytes,
           ...importChoices,
           dryRun: (query.dryRun ?? false) || effectiveAt !== undefined,
           checkPage,

@@ -303,6 +303,12 @@ export class ScheduledChanges {
 
   async #applyDue(): Promise<void> {
     try {
+      // One read of the pending index decides; the claims (a transaction each) run only when something is due.
+      const { rows } = await sql<{ due: boolean }>`
+        SELECT EXISTS (
+          SELECT 1 FROM scheduled_price_change WHERE state = 'pending' AND effective_at <= now()
+        ) AS due`.execute(this.db.primary)
+      if (!rows[0]?.due) return
       while (!this.#stopped) {
         const id = (await applyNextDueChange(this.db.primary)) ?? (await applyNextDueUpload(this.db))
         if (id === undefined) return

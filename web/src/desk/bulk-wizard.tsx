@@ -246,6 +246,14 @@ export function BulkChangeScreen({ api, t }: { readonly api: Api; readonly t: Tr
     setErrors({})
     go(1)
   }
+  /** After a change is applied or scheduled: start another. */
+  const newChange = (
+    <div class="actions">
+      <button type="button" class="secondary" onClick={restart}>
+        {t('newBulkChange')}
+      </button>
+    </div>
+  )
 
   function showProblem(error: unknown, ids: (field: string) => string | undefined) {
     if (error instanceof Problem && error.errors.length > 0) {
@@ -577,11 +585,7 @@ export function BulkChangeScreen({ api, t }: { readonly api: Api; readonly t: Tr
                 })}{' '}
                 <a href="#/prices/changes">{t('changeLog')}</a>
               </p>
-              <div class="actions">
-                <button type="button" class="secondary" onClick={restart}>
-                  {t('newBulkChange')}
-                </button>
-              </div>
+              {newChange}
             </>
           ) : applied ? (
             <>
@@ -589,11 +593,7 @@ export function BulkChangeScreen({ api, t }: { readonly api: Api; readonly t: Tr
                 {t('applied', { count: applied.changedCount, batch: applied.batch })}
               </p>
               <UndoChange bulk={bulk} batch={applied.batch} size={applied.changedCount} canWrite={canWrite} t={t} />
-              <div class="actions">
-                <button type="button" class="secondary" onClick={restart}>
-                  {t('newBulkChange')}
-                </button>
-              </div>
+              {newChange}
             </>
           ) : (
             <>
