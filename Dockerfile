@@ -29,6 +29,6 @@ EXPOSE 8080
 # Readiness: the database answers and the search index has loaded (or, with a read replica, either server answers).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=120s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/actuator/health/readiness`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# SIGTERM drains open requests before the process exits (Graceful shutdown in the README).
+# SIGTERM drains open requests before the process exits (docs/operations.md, Graceful shutdown).
 STOPSIGNAL SIGTERM
 CMD ["node", "--enable-source-maps", "dist/src/server.js"]

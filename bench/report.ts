@@ -5,7 +5,7 @@ import { COLD_CATEGORY_TITLES, COLD_MIX_SHARES, type ColdCategory } from './cold
 
 /*
  * Results: one JSON file per run under the results directory, and REPORT.md with the latest run of each
- * database as tables (the README quotes them).
+ * database as tables (docs/benchmarks.md quotes them).
  */
 
 const number = (value: number, digits = 0) =>

@@ -4,7 +4,7 @@ import Type, { type Static } from 'typebox'
 
 /**
  * The environment the service reads, as one schema: defaults, types and allowed values live here and nowhere else.
- * Every variable is documented in the README's configuration table.
+ * Every variable is documented in the table of docs/configuration.md.
  */
 const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),

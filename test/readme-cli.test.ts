@@ -1,45 +1,42 @@
 import assert from 'node:assert/strict'
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { after, before, test } from 'node:test'
 import { sql } from 'kysely'
 import { runCli } from '../src/cli.js'
+import { projectRoot, shellBlocks } from './docs.js'
 import { eachDatabase } from './harness.js'
 
 /*
- * The README's command-line examples run as written: every `npm run cli -- …` line of its `sh` blocks, in the
- * README's order, through the CLI's own entry (`runCli`, what `npm run cli` calls) against a fresh database: an
+ * The command-line examples of the README and docs/ run as written: every `npm run cli -- …` line of their `sh`
+ * blocks, in reading order (README.md, then docs/*.md by name), through the CLI's own entry (`runCli`, what `npm run cli` calls) against a fresh database: an
  * empty data directory on the embedded database, the suite's fresh schema on the server. Files are read and
  * written in a directory holding `examples/`; a `| head` keeps the first ten lines. Each must exit 0.
  */
 
-const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
-const projectRoot = new URL('..', import.meta.url).pathname
-
 /** Commands for the embedded database's directory alone. */
 const embeddedOnly = new Set(['backup', 'restore'])
 
-/** The README's `npm run cli -- …` lines, with the line of the README each is on. */
-function cliExamples(): { line: number; command: string }[] {
-  const examples: { line: number; command: string }[] = []
-  for (const match of readme.matchAll(/```sh\n([\s\S]*?)```/g)) {
-    const first = readme.slice(0, match.index).split('\n').length + 1
-    for (const [offset, line] of (match[1] ?? '').split('\n').entries()) {
-      if (line.startsWith('npm run cli -- ')) examples.push({ line: first + offset, command: line })
+/** The `npm run cli -- …` lines, each with the file and line it is on. */
+function cliExamples(): { line: string; command: string }[] {
+  const examples: { line: string; command: string }[] = []
+  for (const { path, line: first, script } of shellBlocks()) {
+    for (const [offset, line] of script.split('\n').entries()) {
+      if (line.startsWith('npm run cli -- ')) examples.push({ line: `${path}:${first + offset}`, command: line })
     }
   }
   return examples
 }
 
-test('the README has command-line examples to run: seed, refresh, migrate, import and export', () => {
+test('the README and docs/ have command-line examples to run: seed, refresh, migrate, import, export, backup and restore', () => {
   const commands = cliExamples().map(({ command }) => command.split(/\s+/)[4])
-  for (const command of ['seed', 'refresh', 'migrate', 'import', 'export'])
+  for (const command of ['seed', 'refresh', 'migrate', 'import', 'export', 'backup', 'restore'])
     assert.ok(commands.includes(command), command)
 })
 
-eachDatabase('README command line', (ctx) => {
+eachDatabase('README and docs/ command line', (ctx) => {
   let work: string
   let env: Record<string, string>
   before(async () => {
@@ -81,11 +78,11 @@ eachDatabase('README command line', (ctx) => {
 
   test('every `npm run cli` example exits 0, in order, on a fresh database', { timeout: 280_000 }, async () => {
     const output: string[] = []
-    // The embedded database as a service that has run once leaves it (the README's backup comes before its seed).
+    // The embedded database as a service that has run once leaves it.
     if (ctx.target === 'pglite') assert.equal((await run(['migrate'])).code, 0)
     for (const { line, command } of cliExamples()) {
       const [words = '', pipe] = command.replace(/\s+#.*$/, '').split('|')
-      assert.ok(!/["'$`\\]/.test(words), `README line ${line}: the test splits a command on spaces only`)
+      assert.ok(!/["'$`\\]/.test(words), `${line}: the test splits a command on spaces only`)
       const argv = words
         .trim()
         .split(/\s+/)
@@ -93,12 +90,12 @@ eachDatabase('README command line', (ctx) => {
         .map((word) => (/\.(csv|xlsx|tar\.gz)$/.test(word) ? join(work, word) : word))
       const { code, stdout, stderr } = await run(argv)
       if (ctx.target === 'postgres' && embeddedOnly.has(argv[0] ?? '')) {
-        // The README says so: on a server the embedded database's backup and restore refuse and name pg_dump's kin.
-        assert.equal(code, 2, `README line ${line}: ${command}\n${stderr}`)
+        // The docs say so: on a server the embedded database's backup and restore refuse and name pg_dump's kin.
+        assert.equal(code, 2, `${line}: ${command}\n${stderr}`)
         assert.match(stderr, /with DATABASE_URL use pg_/)
         continue
       }
-      assert.equal(code, 0, `README line ${line}: ${command}\n${stderr}`)
+      assert.equal(code, 0, `${line}: ${command}\n${stderr}`)
       output.push(pipe?.trim() === 'head' ? stdout.split('\n').slice(0, 10).join('\n') : stdout)
     }
     const all = output.join('\n')

@@ -1,30 +1,30 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { seedCatalogue } from '../src/demo/demo-catalogue.js'
+import { shellBlocks } from './docs.js'
 import { buildTestApp, eachDatabase } from './harness.js'
 
 /*
- * The README runs as written: every shell example that talks to the service with curl is run, in the README's
- * order, against a fresh service holding the demo catalogue `npm start` loads (the same seed and scale, so the
- * same ids), from a directory holding `examples/`. Any answer outside 2xx fails the test: the walkthrough takes
- * its ids from earlier answers, so it must not meet a duplicate, a stale ETag or a missing change. Examples that
- * need another process (the server, the CLI, a token) are left to their own tests.
+ * The README and docs/ run as written: every shell example that talks to the service with curl is run, in reading
+ * order (README.md, then docs/*.md by name, each from top to bottom), against a fresh service holding the demo
+ * catalogue `npm start` loads (the same seed and scale, so the same ids), from a directory holding `examples/`.
+ * Any answer outside 2xx fails the test: the walkthroughs take their ids from earlier answers, so they must not
+ * meet a duplicate, a stale ETag or a missing change. Examples that need another process (the server, the CLI, a
+ * token) are left to their own tests.
  */
 
-const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
 const README_URL = 'http://127.0.0.1:8080'
 
-/** The README's `sh` blocks whose every command is a curl call (or a shell variable or function for them). */
-function curlExamples(): { line: number; script: string }[] {
-  const examples: { line: number; script: string }[] = []
-  for (const match of readme.matchAll(/```sh\n([\s\S]*?)```/g)) {
-    const script = match[1] ?? ''
+/** The `sh` blocks whose every command is a curl call (or a shell variable or function for them). */
+function curlExamples(): { where: string; script: string }[] {
+  const examples: { where: string; script: string }[] = []
+  for (const { path, line, script } of shellBlocks()) {
     const commands = script
       .replace(/\\\n/g, ' ')
       .split('\n')
@@ -32,7 +32,7 @@ function curlExamples(): { line: number; script: string }[] {
       .filter((line) => line !== '' && !line.startsWith('#'))
     const runnable = commands.every((command) => /^(curl\s|[a-z]+=|[a-z]+\(\)\s*\{)/.test(command))
     if (!runnable || !script.includes('curl') || script.includes('$TOKEN')) continue
-    examples.push({ line: readme.slice(0, match.index).split('\n').length, script })
+    examples.push({ where: `${path}:${line}`, script })
   }
   return examples
 }
@@ -53,11 +53,17 @@ function runShell(script: string, cwd: string): Promise<{ code: number; stdout: 
   })
 }
 
-test('the README has curl examples to run', () => {
-  assert.ok(curlExamples().length >= 8)
+test('the README and docs/ have curl examples to run, the search, the price list and its files among them', () => {
+  const examples = curlExamples()
+  assert.ok(examples.length >= 8)
+  for (const path of ['/good/nomenclature/search/', '/glasses/prices/list', '/glasses/prices/import', '/export?'])
+    assert.ok(
+      examples.some(({ script }) => script.includes(path)),
+      path,
+    )
 })
 
-eachDatabase('README walkthrough', (ctx) => {
+eachDatabase('README and docs/ walkthrough', (ctx) => {
   let app: FastifyInstance
   let base: string
   let work: string
@@ -80,7 +86,7 @@ eachDatabase('README walkthrough', (ctx) => {
 curl() { command curl -sS -w '%{stderr}HTTP %{http_code} %{url_effective}\\n' "$@"; }
 `
     const script = curlExamples()
-      .map(({ line, script }) => `echo "README line ${line}" >&2\n${script}`)
+      .map(({ where, script }) => `echo "${where}" >&2\n${script}`)
       .join('\n')
       .replaceAll(README_URL, base)
     const result = await runShell(prelude + script, work)

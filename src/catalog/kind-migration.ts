@@ -6,7 +6,7 @@ import { kinds } from './kinds.js'
 /*
  * A new kind's migration, printed from its descriptor: `npx tsx src/catalog/kind-migration.ts <path>` writes the
  * module to standard output. The statements are written out, not built at run time, so the migration stays what
- * it released when the descriptor changes later (README, "Adding a kind").
+ * it released when the descriptor changes later (docs/architecture.md, "Adding a kind").
  */
 
 /** The source of a migration module that adds `kind` to a database holding the shared tables. */

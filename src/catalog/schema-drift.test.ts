@@ -137,7 +137,7 @@ eachDatabase('schema drift', (ctx) => {
       assert.equal(
         found.length,
         0,
-        `A descriptor changed without a migration (README, "Adding a kind"):\n${found.join('\n')}`,
+        `A descriptor changed without a migration (docs/architecture.md, "Adding a kind"):\n${found.join('\n')}`,
       )
     } finally {
       await reference.cleanup()

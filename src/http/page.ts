@@ -2,7 +2,7 @@ import Type, { type TSchema } from 'typebox'
 
 /*
  * Spring Data's paging, to the letter: the lenient `page`/`size`/`sort` resolver and the `PageImpl` envelope as
- * Jackson writes it. See the README's "Paging" section for the rules.
+ * Jackson writes it. The rules: docs/api.md, "Paging".
  */
 
 export interface SortOrder {

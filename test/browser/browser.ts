@@ -10,7 +10,7 @@ import { buildTestApp, eachDatabase, type TestContext } from '../harness.js'
 /*
  * What every browser test shares: Debian's Chromium through playwright-core (one browser per test file, a
  * visible skip when it is not installed), the wait for an asynchronous page, the axe-core check, the page's
- * console errors and the folder of the README's screenshots.
+ * console errors and the folder of the documentation's screenshots (docs/screenshots/).
  */
 
 const CHROMIUM = process.env.CHROMIUM_PATH?.trim() || '/usr/bin/chromium'
@@ -80,7 +80,7 @@ export async function seriousViolations(page: Page): Promise<Violation[]> {
   return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
 }
 
-/** Where the README's screenshot `name` (e.g. `price-desk.png`) is written; the folder is made if missing. */
+/** Where the documentation's screenshot `name` (e.g. `price-desk.png`) is written; the folder is made if missing. */
 export function screenshotPath(name: string): string {
   mkdirSync(screenshots, { recursive: true })
   return new URL(name, screenshots).pathname

@@ -405,7 +405,7 @@ browserSuite('counter search in a real browser', (ctx, browser) => {
 
   // Taken once, from the embedded database's run.
   if (ctx.target === 'pglite') {
-    test('a screenshot of the counter search for the README', async () => {
+    test('a screenshot of the counter search for docs/web-app.md', async () => {
       const lenses = forms.find((form) => form.fields.some((field) => field.role === 'cylinder'))!
       await page.reload()
       await openTab(lenses.kind)

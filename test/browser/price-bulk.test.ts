@@ -21,7 +21,7 @@ import { browserSuite, ConsoleErrors, screenshotPath, seriousViolations } from '
  * refused one explained, field errors at their fields, the change applied once as the formula says, and undone),
  * the upload (problems by line and column with nothing written, a good file applied, replace confirmed by the
  * number it deletes) and the download (the same file as the export API's). No console error, no serious
- * accessibility violation (axe-core). The README's screenshot of the wizard comes from here.
+ * accessibility violation (axe-core). The screenshot of the wizard in docs/web-app.md comes from here.
  */
 
 const SCALE = 400
@@ -162,7 +162,7 @@ browserSuite('price desk: bulk change, upload and download in a real browser', (
 
   // Taken once, from the embedded database's run.
   if (ctx.target === 'pglite') {
-    test('a screenshot of the bulk change dry run for the README', async () => {
+    test('a screenshot of the bulk change dry run for docs/web-app.md', async () => {
       await selection({ manufacturer })
       await formula({ base: 'RETAIL', change: 'RETAIL', coefficient: '1,15', difference: '' })
       await page.getByLabel('Округление').selectOption('HUNDREDS')

@@ -337,7 +337,7 @@ browserSuite("the price manager's desk in a real browser", (ctx, browser) => {
   })
 
   if (ctx.target === 'pglite') {
-    test("a screenshot of the price manager's desk for the README", async () => {
+    test("a screenshot of the price manager's desk for docs/web-app.md", async () => {
       // A fresh page: the desk as the price manager opens it, then filtered, an entry in edit, its history open.
       await page.goto(`${base}/#/prices`)
       await page.reload()
