@@ -276,6 +276,7 @@ export function writeReportFile(resultsDir: string, reportFile: string): void {
       '(the same SQL straight through the driver, or the bare statement for a one-shot) side by side in one run;',
       'figures are medians of the runs. Load ratios are service ÷ floor throughput (higher is better); one-shot',
       'ratios are service ÷ floor time (lower is better). Raw figures of every run: `bench/results/`.',
+      'How to run it, what each scenario sends and the figures read: `docs/benchmarks.md`.',
       '',
       'Each load scenario (a)–(i) cycles through a few dozen distinct requests, so after the warm-up the service',
       'answers many of them from its per-data-version caches (totals, pages, facets, suggestions), while the floor',
