@@ -63,6 +63,7 @@ const ifMatchHeader = Type.Object({
   'if-match': Type.Optional(
     Type.String({
       description: 'The ETag of the version this write expects; a stale one → 412 (absent: last write wins)',
+      examples: ['"1"'],
     }),
   ),
 })
@@ -119,7 +120,7 @@ export async function glassPriceRoutes(fastify: FastifyInstance): Promise<void> 
           'running, then succeeded (`result`: the status, headers and body the synchronous call answers; `batch`: ' +
           'the change it wrote) or failed (`problem`; nothing was written). A job whose instance stopped is failed ' +
           '(`job-lost`).',
-        params: Type.Object({ id: Type.String({ description: 'The job id' }) }),
+        params: Type.Object({ id: Type.String({ description: 'The job id', examples: ['12'] }) }),
         response: { 200: WriteJobSchema, ...problemResponses(400, 404, 503) },
       },
     },
