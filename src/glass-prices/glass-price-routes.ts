@@ -63,7 +63,6 @@ const ifMatchHeader = Type.Object({
   'if-match': Type.Optional(
     Type.String({
       description: 'The ETag of the version this write expects; a stale one → 412 (absent: last write wins)',
-      examples: ['"1"'],
     }),
   ),
 })

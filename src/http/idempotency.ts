@@ -32,7 +32,6 @@ const IdempotencyKeyHeaderSchema = Type.Optional(
       'A key of the client for this one write (1–255 visible ASCII characters, quoted or not): a retry with the ' +
       'same key and request gets the first outcome and applies nothing twice (`Idempotent-Replayed: true`); the ' +
       'same key with another request → 422, while the first still runs → 409. Kept for IDEMPOTENCY_KEY_TTL',
-    examples: ['6f1c2a4e-9b3d-4e57-8a21-c0d4f5e6a7b8'],
   }),
 )
 

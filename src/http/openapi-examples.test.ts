@@ -10,7 +10,8 @@ import { seedCatalogue } from '../demo/demo-catalogue.js'
  * The OpenAPI document's examples are real: on the demo catalogue the service loads at first start, every
  * operation that reads, sent with all its examples at once (as Swagger UI's "Try it out" sends them), answers 2xx
  * with something in it. Every path and query parameter and every request body has an example, and every example
- * is valid against its own schema, also those of the writes, which are not sent.
+ * is valid against its own schema, also those of the writes, which are not sent. Headers have none: a fixed
+ * Idempotency-Key or If-Match would make a second "Try it out" a replay or a 412.
  */
 
 interface Parameter {
@@ -168,9 +169,7 @@ function sendExample(app: FastifyInstance, method: string, path: string, operati
     const values = Array.isArray(parameter.example) ? parameter.example : [parameter.example]
     if (parameter.in === 'path') url = url.replace(`{${parameter.name}}`, encodeURIComponent(String(values[0])))
     else if (parameter.in === 'query') for (const value of values) query.append(parameter.name, String(value))
-    else if (parameter.name !== 'idempotency-key' && parameter.name !== 'if-match') {
-      headers[parameter.name] = String(values[0])
-    }
+    else headers[parameter.name] = String(values[0])
   }
   const content = Object.entries(operation.requestBody?.content ?? {}).find(([, media]) => media.example !== undefined)
   const search = query.size > 0 ? `?${query}` : ''
