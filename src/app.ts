@@ -19,6 +19,8 @@ import { documentEdgeProblems } from './http/edge-problems.js'
 import { problemServerOptions, registerErrorHandler } from './http/error-handler.js'
 import { registerIdempotency } from './http/idempotency.js'
 import { registerJsonContentType } from './http/json-responses.js'
+import { LogLevels } from './http/log-levels.js'
+import { loggerRoutes } from './http/logger-routes.js'
 import { registerMetrics } from './http/metrics.js'
 import { registerOpenApi } from './http/openapi.js'
 import { operationsRoutes } from './http/operations-routes.js'
@@ -56,10 +58,10 @@ export interface AppOptions {
 }
 
 /**
- * Query parameters that may repeat (`sort`, and `exact` beyond the contract); every other parameter keeps its
+ * Query parameters that may repeat (`sort`, `exact` beyond the contract, an actuator metric's `tag`); every other parameter keeps its
  * first value, as Spring reads it.
  */
-const repeatableParameters = new Set(['sort', 'exact'])
+const repeatableParameters = new Set(['sort', 'exact', 'tag'])
 
 function parseQuery(text: string): Record<string, unknown> {
   const parsed = parseQueryString(text)
@@ -91,16 +93,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const caching = config.resultCache === 'on'
   app.decorate('resultCache', new ResultCache(caching ? config.resultCacheBytes : 0))
   app.decorate('pageCache', new ResultCache(caching ? config.pageCacheBytes : 0))
-  const searchIndex = new SearchIndex(db, app.log, {
+  const logLevels = new LogLevels(app.log)
+  const searchIndex = new SearchIndex(db, logLevels.child('optics.catalog.search-index'), {
     enabled: config.searchIndex === 'on',
     timezone: config.businessTimezone,
   })
   app.decorate('searchIndex', searchIndex)
   app.addHook('onClose', () => searchIndex.close())
-  const writeJobs = new WriteJobs(db, app.log, '/api/v2/glasses/prices/jobs')
+  const writeJobs = new WriteJobs(db, logLevels.child('optics.glass-prices.write-jobs'), '/api/v2/glasses/prices/jobs')
   app.decorate('writeJobs', writeJobs)
   app.addHook('onClose', () => writeJobs.close())
-  const scheduledChanges = new ScheduledChanges(db, app.log)
+  const scheduledChanges = new ScheduledChanges(db, logLevels.child('optics.glass-prices.scheduled-changes'))
   app.decorate('scheduledChanges', scheduledChanges)
   app.addHook('onReady', async () => scheduledChanges.start())
   app.addHook('onClose', () => scheduledChanges.close())
@@ -124,6 +127,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerMatviewRefresh(app, { onRefreshed: registerCatalogMetrics(app, metrics).observeMatviewRefresh })
 
   await app.register(operationsRoutes, { metrics })
+  await app.register(loggerRoutes, { logLevels })
   await app.register(searchRoutes)
   await app.register(facetRoutes)
   await app.register(catalogStatusRoutes)

@@ -6,7 +6,7 @@ import { NullableNumber, problemResponses } from '../http/schemas.js'
 import { StringEnum } from '../http/validation.js'
 import { FACET_VALUES, facetFields, searchFacets } from './facets.js'
 import type { Kind } from './kind.js'
-import { kindByPath, kinds } from './kinds.js'
+import { glasses, kindByPath, kinds } from './kinds.js'
 import { searchBodySchema } from './search-routes.js'
 import { MAX_SUGGESTIONS, suggest } from './suggest.js'
 
@@ -104,13 +104,32 @@ export async function facetRoutes(fastify: FastifyInstance): Promise<void> {
           'containing it, then those similar to it by trigrams (so "essilr" finds "Essilor"); case and ё/е are ' +
           `ignored. At most ${MAX_SUGGESTIONS}, each with how many items have it.`,
         querystring: Type.Object({
-          kind: StringEnum(kinds.map((k) => k.path) as [string, ...string[]], { description: 'The product kind' }),
-          field: Type.String({ minLength: 1, maxLength: 64, description: 'A text item field of the kind (brand, …)' }),
-          q: Type.String({ maxLength: MAX_TEXT_LENGTH, description: 'What was typed' }),
+          kind: StringEnum(kinds.map((k) => k.path) as [string, ...string[]], {
+            description: 'The product kind',
+            examples: [glasses.path],
+          }),
+          field: Type.String({
+            minLength: 1,
+            maxLength: 64,
+            description: 'A text item field of the kind (brand, …)',
+            examples: ['brand'],
+          }),
+          // The first letters of the brand the frames' search example names.
+          q: Type.String({
+            maxLength: MAX_TEXT_LENGTH,
+            description: 'What was typed',
+            examples: [String(glasses.example.brand).slice(0, 3).toLowerCase()],
+          }),
           byPriceList: Type.Optional(
-            Type.Boolean({ default: false, description: 'true: values of the price list; false: of priced goods' }),
+            Type.Boolean({
+              default: false,
+              description: 'true: values of the price list; false: of priced goods',
+              examples: [false],
+            }),
           ),
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_SUGGESTIONS, default: MAX_SUGGESTIONS })),
+          limit: Type.Optional(
+            Type.Integer({ minimum: 1, maximum: MAX_SUGGESTIONS, default: MAX_SUGGESTIONS, examples: [5] }),
+          ),
         }),
         response: { 200: SuggestionsSchema, ...problemResponses(400, 503) },
       },

@@ -100,6 +100,12 @@ export interface KindSpec {
    * header may use either name (transfer-columns.ts). Must name each attribute and range, and nothing else.
    */
   readonly ru: Readonly<Record<string, string>>
+  /**
+   * Filters of a search that finds goods in the demo catalogue, priced and in the price list (`byPriceList` either
+   * way): the OpenAPI document's example of the kind's search and facets, what Swagger UI's "Try it out" sends.
+   * Names only the kind's filters.
+   */
+  readonly example: Readonly<Record<string, string | number>>
 }
 
 export interface AttributeSpec {
@@ -130,6 +136,8 @@ export interface Kind {
   /** `retailPrice` first, then the contract's fields. */
   readonly itemFields: readonly ItemField[]
   readonly order: readonly ItemField[]
+  /** The filters of a search that finds goods in the demo catalogue (KindSpec's `example`). */
+  readonly example: Readonly<Record<string, string | number>>
 }
 
 /** `refractionIndex` → `refraction_index`. */
@@ -271,6 +279,11 @@ export function defineKind(spec: KindSpec): Kind {
     }
   }
 
+  const filterNames = new Set([...spec.filters, ...(spec.prescription ?? [])])
+  for (const name of Object.keys(spec.example)) {
+    if (!filterNames.has(name)) throw new Error(`kind ${spec.path}: the example names ${name}, not a filter`)
+  }
+
   const itemFields = ['retailPrice', ...spec.item].map(resolveItem)
   const itemByName = new Map(itemFields.map((field) => [field.name, field]))
   const order = spec.order.map((name) => {
@@ -295,5 +308,6 @@ export function defineKind(spec: KindSpec): Kind {
     ],
     itemFields,
     order,
+    example: spec.example,
   })
 }

@@ -21,6 +21,7 @@ const accessoriesSpec = {
   filters: ['category', 'model'],
   item: ['category', 'model'],
   order: ['category', 'model'],
+  example: { category: 'Футляры' },
 } as const satisfies KindSpec
 export const accessories = defineKind(accessoriesSpec)
 
@@ -55,6 +56,7 @@ const sunglassesSpec = {
   filters: ['manufacturer', 'brand', 'color', 'model', 'targetGroup', 'material', 'frameType', 'lensesType', 'design'],
   item: ['manufacturer', 'brand', 'color', 'model', 'targetGroup', 'material', 'frameType', 'lensesType', 'design'],
   order: ['manufacturer', 'brand', 'model', 'color', 'lensesType'],
+  example: { manufacturer: 'Safilo', brand: 'Polaroid' },
 } as const satisfies KindSpec
 export const sunglasses = defineKind(sunglassesSpec)
 
@@ -90,6 +92,7 @@ const glassesSpec = {
   filters: ['manufacturer', 'brand', 'color', 'model', 'targetGroup', 'material', 'type', 'size', 'design'],
   item: ['manufacturer', 'brand', 'color', 'model', 'targetGroup', 'material', 'type', 'size', 'design'],
   order: ['manufacturer', 'brand', 'model', 'color', 'size'],
+  example: { manufacturer: 'EssilorLuxottica', brand: 'Ray-Ban' },
 } as const satisfies KindSpec
 export const glasses = defineKind(glassesSpec)
 
@@ -167,6 +170,7 @@ const lensesSpec = {
     'addTo',
   ],
   order: ['manufacturer', 'brand', 'type', 'refractionIndex', 'cover', 'diameter', 'sphereFrom', 'cylinderFrom'],
+  example: { manufacturer: 'Essilor', refractionIndex: 1.6, sphere: -2.5 },
 } as const satisfies KindSpec
 export const lenses = defineKind(lensesSpec)
 
@@ -226,6 +230,7 @@ const contactLensesSpec = {
     'axisTo',
   ],
   order: ['manufacturer', 'name', 'packageQuantity', 'curvatureRadius', 'diameter', 'dioptreFrom', 'cylinderFrom'],
+  example: { manufacturer: 'Alcon', name: 'Dailies Total1', dioptre: -3 },
 } as const satisfies KindSpec
 export const contactLenses = defineKind(contactLensesSpec)
 
@@ -284,6 +289,7 @@ const extrasSpec = {
     'dioptreTo',
   ],
   order: ['frameManufacturer', 'frameBrand', 'frameModel', 'frameColor', 'dioptreFrom'],
+  example: { frameManufacturer: 'Dacchi', dioptre: 2.5 },
 } as const satisfies KindSpec
 export const extras = defineKind(extrasSpec)
 
@@ -346,6 +352,7 @@ const semifinishedLensesSpec = {
     'diameter',
   ],
   order: ['manufacturer', 'brand', 'type', 'refractionIndex', 'cover', 'diameter'],
+  example: { manufacturer: 'Hoya', refractionIndex: 1.67 },
 } as const satisfies KindSpec
 export const semifinishedLenses = defineKind(semifinishedLensesSpec)
 

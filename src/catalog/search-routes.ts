@@ -53,7 +53,11 @@ export function searchBodySchema(kind: Kind): TUnsafe<SearchBody> {
       ...filters,
       exact: Type.Optional(ExactFiltersSchema(textFilterNames(kind), '["brand"]')),
     },
-    { title: `${kind.title} search`, additionalProperties: true },
+    {
+      title: `${kind.title} search`,
+      additionalProperties: true,
+      examples: [{ byPriceList: false, ...kind.example }],
+    },
   )
   return Type.Unsafe<SearchBody>(schema)
 }
@@ -162,6 +166,7 @@ export async function searchRoutes(fastify: FastifyInstance): Promise<void> {
             sort: Type.Optional(
               Type.Array(Type.String(), {
                 description: `Sort: ${kind.itemFields.map((f) => f.name).join(', ')}; e.g. retailPrice,desc`,
+                examples: [['retailPrice,desc']],
               }),
             ),
           }),

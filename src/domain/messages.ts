@@ -114,6 +114,7 @@ const en = {
   'auth.tokenRequired': 'This API needs a Bearer token (Authorization: Bearer …)',
   'auth.writeRole': 'Changing prices needs the role {role}, which {name} does not have',
   'auth.readRole': 'Reading purchase prices and the change history needs the role {role}, which {name} does not have',
+  'auth.adminRole': "Reading and changing the service's log levels needs the role {role}, which {name} does not have",
   'auth.issuedInFuture': 'The token is issued in the future',
   'auth.livesTooLong': 'The token lives longer than the maximum token age allows',
   'auth.noUser': 'The token names no user (preferred_username, name or sub)',
@@ -215,6 +216,12 @@ const en = {
   'job.notFound': 'No job {id}',
   'job.lost': 'The instance running the job stopped before the job finished; nothing of it was written, start it again',
   'job.failed': 'The job failed unexpectedly; it has been logged',
+
+  // The actuator's metrics and loggers.
+  'actuator.noMetric': 'No metric {name}',
+  'actuator.noTaggedMetric': 'No series of the metric {name} has the tags {tags}',
+  'actuator.tagForm': "must be key:value (got '{value}')",
+  'actuator.noLogger': 'No logger {name}',
 } as const
 
 export type MessageKey = keyof typeof en
@@ -320,6 +327,7 @@ const ru: Readonly<Record<MessageKey, string>> = {
   'auth.tokenRequired': 'Для этого API нужен Bearer-токен (Authorization: Bearer …)',
   'auth.writeRole': 'Для изменения цен нужна роль {role}, а у {name} её нет',
   'auth.readRole': 'Для просмотра закупочных цен и истории изменений нужна роль {role}, а у {name} её нет',
+  'auth.adminRole': 'Для просмотра и изменения уровней журналирования сервиса нужна роль {role}, а у {name} её нет',
   'auth.issuedInFuture': 'Токен выпущен в будущем',
   'auth.livesTooLong': 'Срок жизни токена больше допустимого',
   'auth.noUser': 'В токене не указан пользователь (preferred_username, name или sub)',
@@ -422,6 +430,12 @@ const ru: Readonly<Record<MessageKey, string>> = {
   'job.lost':
     'Экземпляр сервиса, выполнявший задание, остановился до его завершения; ничего не записано, запустите его снова',
   'job.failed': 'Задание завершилось непредвиденной ошибкой; она записана в журнал',
+
+  // The actuator's metrics and loggers.
+  'actuator.noMetric': 'Нет метрики {name}',
+  'actuator.noTaggedMetric': 'Ни один ряд метрики {name} не имеет тегов {tags}',
+  'actuator.tagForm': 'должно иметь вид ключ:значение (получено «{value}»)',
+  'actuator.noLogger': 'Нет логгера {name}',
 }
 
 /** The catalogues by language (for tests and tools; code renders through {@link text} and {@link translate}). */

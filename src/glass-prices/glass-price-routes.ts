@@ -119,7 +119,7 @@ export async function glassPriceRoutes(fastify: FastifyInstance): Promise<void> 
           'running, then succeeded (`result`: the status, headers and body the synchronous call answers; `batch`: ' +
           'the change it wrote) or failed (`problem`; nothing was written). A job whose instance stopped is failed ' +
           '(`job-lost`).',
-        params: Type.Object({ id: Type.String({ description: 'The job id' }) }),
+        params: Type.Object({ id: Type.String({ description: 'The job id', examples: ['12'] }) }),
         response: { 200: WriteJobSchema, ...problemResponses(400, 404, 503) },
       },
     },

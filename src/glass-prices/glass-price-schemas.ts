@@ -13,32 +13,42 @@ import { GLASS_PRICE_TEXT_FILTERS } from './glass-price-filter.js'
 
 /*
  * The wire shapes of the glass price list: the contract's entry, listing item and bulk change, and the history
- * and preview shapes beyond it. Key order follows the contract.
+ * and preview shapes beyond it. Key order follows the contract. The examples (what Swagger UI's "Try it out"
+ * sends) are the demo catalogue's frames: Ray-Ban by EssilorLuxottica, models RX…, 9 000–22 000 roubles.
  */
 
-const text = (description: string) =>
+/** A new entry of the demo catalogue's frames: its keys are not in the demo price list, so creating it succeeds. */
+const NEW_ENTRY_EXAMPLE = {
+  manufacturer: 'EssilorLuxottica',
+  brand: 'Ray-Ban',
+  model: 'RB5154 Clubmaster',
+  price: 14990,
+  purchase: 6200,
+}
+
+const text = (description: string, example: string) =>
   Type.String({
     description:
       `${description}; a key: invisible characters removed, no-break spaces made spaces, NFKC, ` +
       `Latin/Cyrillic look-alikes in one script per word, trimmed, 1–${MAX_TEXT_LENGTH} characters; bidi controls and unpaired surrogates are refused`,
-    examples: ['Safilo'],
+    examples: [example],
   })
-const money = (description: string) =>
+const money = (description: string, example: number) =>
   DecimalInput({
     description: `${description}, roubles: 0 … ${MAX_PRICE}, at most 2 decimals (a number or a numeric string)`,
-    examples: [11990],
+    examples: [example],
   })
 
 /** The body of create and update. Unknown properties are ignored, as Spring does. */
 export const GlassPriceInputSchema = Type.Object(
   {
-    manufacturer: text('Manufacturer'),
-    brand: text('Brand'),
-    model: text('Model'),
-    price: money('Retail price'),
-    purchase: money('Purchase price'),
+    manufacturer: text('Manufacturer', NEW_ENTRY_EXAMPLE.manufacturer),
+    brand: text('Brand', NEW_ENTRY_EXAMPLE.brand),
+    model: text('Model', NEW_ENTRY_EXAMPLE.model),
+    price: money('Retail price', NEW_ENTRY_EXAMPLE.price),
+    purchase: money('Purchase price', NEW_ENTRY_EXAMPLE.purchase),
   },
-  { title: 'Glass price entry input', additionalProperties: true },
+  { title: 'Glass price entry input', additionalProperties: true, examples: [NEW_ENTRY_EXAMPLE] },
 )
 export type GlassPriceInputBody = Static<typeof GlassPriceInputSchema>
 
@@ -73,13 +83,13 @@ export const GlassPriceListItemSchema = Type.Object(
 export type GlassPriceListItem = Static<typeof GlassPriceListItemSchema>
 
 /** A decimal query value: blank means "no filter"; anything else must be a number. */
-const QueryDecimal = (description: string) =>
+const QueryDecimal = (description: string, example: string) =>
   Type.String({
     format: 'decimal',
     pattern: '^\\s*([-+]?(\\d+(\\.\\d*)?|\\.\\d+))?\\s*$',
     maxLength: MAX_DECIMAL_TEXT,
     description,
-    examples: ['1500'],
+    examples: [example],
   })
 
 const textFilterDescription =
@@ -88,14 +98,16 @@ const textFilterDescription =
 
 /** The listing's filters, shared by the listing, the bulk change and the export. */
 export const glassPriceFilterQueryProperties = {
-  manufacturer: Type.Optional(Type.String({ description: textFilterDescription })),
-  brand: Type.Optional(Type.String({ description: textFilterDescription })),
-  model: Type.Optional(Type.String({ description: textFilterDescription })),
-  exact: Type.Optional(ExactFiltersSchema(GLASS_PRICE_TEXT_FILTERS, 'exact=brand&exact=model')),
-  priceFrom: Type.Optional(QueryDecimal('Retail price ≥ this (inclusive)')),
-  priceTo: Type.Optional(QueryDecimal('Retail price ≤ this (inclusive)')),
-  purchaseFrom: Type.Optional(QueryDecimal('Purchase price ≥ this (inclusive)')),
-  purchaseTo: Type.Optional(QueryDecimal('Purchase price ≤ this (inclusive)')),
+  manufacturer: Type.Optional(Type.String({ description: textFilterDescription, examples: ['EssilorLuxottica'] })),
+  brand: Type.Optional(Type.String({ description: textFilterDescription, examples: ['Ray-Ban'] })),
+  model: Type.Optional(Type.String({ description: textFilterDescription, examples: ['RX'] })),
+  exact: Type.Optional(
+    ExactFiltersSchema(GLASS_PRICE_TEXT_FILTERS, 'exact=brand&exact=model', { examples: [['brand']] }),
+  ),
+  priceFrom: Type.Optional(QueryDecimal('Retail price ≥ this (inclusive)', '5000')),
+  priceTo: Type.Optional(QueryDecimal('Retail price ≤ this (inclusive)', '30000')),
+  purchaseFrom: Type.Optional(QueryDecimal('Purchase price ≥ this (inclusive)', '1000')),
+  purchaseTo: Type.Optional(QueryDecimal('Purchase price ≤ this (inclusive)', '20000')),
 }
 
 export const SORT_COLUMNS = ['ID', 'PARAMETERS', 'PRICE', 'PURCHASE'] as const
@@ -110,16 +122,22 @@ export const GlassPriceListQuerySchema = Type.Object({
   sortColumn: Type.Optional(
     StringEnum(SORT_COLUMNS, {
       description: 'ID (default) | PARAMETERS (manufacturer, brand, model) | PRICE | PURCHASE',
+      examples: ['PRICE'],
     }),
   ),
-  sortDirection: Type.Optional(StringEnum(SORT_DIRECTIONS, { description: 'ASC (default) | DESC' })),
+  sortDirection: Type.Optional(
+    StringEnum(SORT_DIRECTIONS, { description: 'ASC (default) | DESC', examples: ['DESC'] }),
+  ),
   ...glassPriceFilterQueryProperties,
 })
 
 export const BulkChangeQuerySchema = Type.Object({
   ...glassPriceFilterQueryProperties,
   dryRun: Type.Optional(
-    Type.Boolean({ description: 'true: answer what would change (counts and first rows) and write nothing' }),
+    Type.Boolean({
+      description: 'true: answer what would change (counts and first rows) and write nothing',
+      examples: [true],
+    }),
   ),
 })
 
@@ -179,7 +197,13 @@ export const BulkChangeBodySchema = Type.Object(
       }),
     ),
   },
-  { title: 'Bulk price change', additionalProperties: true },
+  {
+    title: 'Bulk price change',
+    additionalProperties: true,
+    examples: [
+      { priceTypeBase: 'PURCHASE', priceTypeChange: 'RETAIL', coefficient: 2.2, round: 'ENDS_90', direction: 'UP' },
+    ],
+  },
 )
 export type BulkChangeBody = Static<typeof BulkChangeBodySchema>
 

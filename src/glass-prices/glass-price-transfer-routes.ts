@@ -128,10 +128,15 @@ const ImportQuerySchema = Type.Object({
         'append (default): add the rows, a key already in the list is a problem; upsert: update the prices of ' +
         'the entries whose manufacturer, brand and model are in the list (same ids, history kept), add the ' +
         'others, delete nothing; replace: the file replaces the whole price list',
+      examples: ['upsert'],
     }),
   ),
   replace: Type.Optional(
-    Type.Boolean({ default: false, description: 'true: the same as mode=replace (kept for older clients)' }),
+    Type.Boolean({
+      default: false,
+      description: 'true: the same as mode=replace (kept for older clients)',
+      examples: [false],
+    }),
   ),
   confirmDeletes: Type.Optional(
     Type.Integer({
@@ -139,9 +144,12 @@ const ImportQuerySchema = Type.Object({
       description:
         'mode=replace from a file whose rows all share a brand or manufacturer that other entries lack (a ' +
         'filtered export): the number of entries it deletes, as the 409 without it says',
+      examples: [0],
     }),
   ),
-  dryRun: Type.Optional(Type.Boolean({ default: false, description: 'true: check the file, write nothing' })),
+  dryRun: Type.Optional(
+    Type.Boolean({ default: false, description: 'true: check the file, write nothing', examples: [true] }),
+  ),
   effectiveAt: Type.Optional(
     Type.String({
       description:
@@ -154,7 +162,11 @@ const ImportQuerySchema = Type.Object({
     }),
   ),
   fileName: Type.Optional(
-    Type.String({ maxLength: 255, description: 'The file’s name, shown with a scheduled upload' }),
+    Type.String({
+      maxLength: 255,
+      description: 'The file’s name, shown with a scheduled upload',
+      examples: ['glass-prices.csv'],
+    }),
   ),
   overwriteConflicts: Type.Optional(
     Type.Integer({
@@ -163,12 +175,14 @@ const ImportQuerySchema = Type.Object({
         'mode=upsert from a file with versions (an export): write the file’s prices over the entries changed ' +
         'since the export too, when there are exactly this many of them (the check’s `conflicts`); another number ' +
         '→ 409, nothing written',
+      examples: [0],
     }),
   ),
   skipConflicts: Type.Optional(
     Type.Boolean({
       default: false,
       description: 'mode=upsert: leave the entries changed since the export as they are and write the other rows',
+      examples: [false],
     }),
   ),
   ...pagingQueryProperties(CHECK_PAGE_SIZE),
@@ -208,14 +222,22 @@ const ImportResultSchema = Type.Object(
 )
 
 const ExportQuerySchema = Type.Object({
-  sortColumn: Type.Optional(StringEnum(SORT_COLUMNS, { description: 'As the listing: ID (default) | PARAMETERS | …' })),
-  sortDirection: Type.Optional(StringEnum(SORT_DIRECTIONS, { description: 'ASC (default) | DESC' })),
+  sortColumn: Type.Optional(
+    StringEnum(SORT_COLUMNS, {
+      description: 'As the listing: ID (default) | PARAMETERS | …',
+      examples: ['PARAMETERS'],
+    }),
+  ),
+  sortDirection: Type.Optional(StringEnum(SORT_DIRECTIONS, { description: 'ASC (default) | DESC', examples: ['ASC'] })),
   ...glassPriceFilterQueryProperties,
-  format: Type.Optional(StringEnum(['csv', 'xlsx'] as const, { default: 'csv', description: 'csv (default) or xlsx' })),
+  format: Type.Optional(
+    StringEnum(['csv', 'xlsx'] as const, { default: 'csv', description: 'csv (default) or xlsx', examples: ['csv'] }),
+  ),
   excel: Type.Optional(
     Type.Boolean({
       default: false,
       description: 'CSV for Excel with Russian settings: `;`, decimal comma and a BOM (ignored for xlsx)',
+      examples: [false],
     }),
   ),
   headers: Type.Optional(
@@ -224,6 +246,7 @@ const ExportQuerySchema = Type.Object({
       description:
         'The header’s language: `en` (default) the API names (`manufacturer`, `price`), `ru` the Russian ones ' +
         '(`Производитель`, `Цена`); the upload reads both',
+      examples: ['en'],
     }),
   ),
 })
@@ -328,7 +351,9 @@ export async function glassPriceTransferRoutes(fastify: FastifyInstance): Promis
             'text/csv': {
               schema: {
                 description: 'CSV text with a header row',
-                example: 'manufacturer;brand;model;price;purchase\nLuxottica;Ray-Ban;RB5154;12990,00;6500,00\n',
+                examples: [
+                  'manufacturer;brand;model;price;purchase\nEssilorLuxottica;Ray-Ban;RB5154 Clubmaster;14990,00;6200,00\n',
+                ],
               },
             },
             [XLSX_TYPE]: {

@@ -136,13 +136,56 @@ eachDatabase('authentication with an HS256 secret', (ctx) => {
       )
     })
 
-    test('probes and the API documentation need no token', async () => {
-      for (const url of ['/actuator/health', '/actuator/info', '/actuator/prometheus']) {
+    test('probes, metrics and the API documentation need no token', async () => {
+      for (const url of ['/actuator/health', '/actuator/info', '/actuator/prometheus', '/actuator/metrics']) {
         assert.equal((await app().inject({ method: 'GET', url })).statusCode, 200, url)
       }
       for (const url of ['/v3/api-docs', '/swagger-ui', '/swagger-ui/index.html']) {
         assert.notEqual((await app().inject({ method: 'GET', url })).statusCode, 401, url)
       }
+    })
+  })
+
+  describe('the log levels need the role prices:write', () => {
+    const setLevel = (headers: Record<string, string>, configuredLevel: string | null) =>
+      app().inject({ method: 'POST', url: '/actuator/loggers/ROOT', headers, payload: { configuredLevel } })
+
+    test('without a token, reading or changing them is a 401, and the level stays', async () => {
+      assertUnauthorized(await app().inject({ url: '/actuator/loggers' }))
+      assertUnauthorized(await app().inject({ url: '/actuator/loggers/ROOT' }))
+      assertUnauthorized(await setLevel({}, 'TRACE'))
+      const admin = bearer(await hsToken({ sub: 'admin', roles: ['prices:write'] }))
+      const root = await app().inject({ url: '/actuator/loggers/ROOT', headers: admin })
+      assert.notEqual(root.json().configuredLevel, 'TRACE')
+    })
+
+    test('a token without the role is a 403 insufficient_scope naming it, and the level stays', async () => {
+      const reader = bearer(await hsToken({ preferred_username: 'optician', roles: ['prices:read'] }))
+      for (const response of [
+        await app().inject({ url: '/actuator/loggers', headers: reader }),
+        await setLevel(reader, 'TRACE'),
+      ]) {
+        const body = assertProblem(response, 403)
+        assert.match(String(body.detail), /log levels needs the role prices:write, which optician/)
+        assert.match(String(response.headers['www-authenticate']), /error="insufficient_scope", scope="prices:write"/)
+      }
+      const admin = bearer(await hsToken({ sub: 'admin', roles: ['prices:write'] }))
+      assert.notEqual(
+        (await app().inject({ url: '/actuator/loggers/ROOT', headers: admin })).json().configuredLevel,
+        'TRACE',
+      )
+    })
+
+    test('with the role, the level is read and changed', async () => {
+      const admin = bearer(await hsToken({ sub: 'admin', scope: 'openid prices:write' }))
+      assert.equal((await setLevel(admin, 'WARN')).statusCode, 204)
+      const root = await app().inject({ url: '/actuator/loggers/ROOT', headers: admin })
+      assert.deepEqual(root.json(), { configuredLevel: 'WARN', effectiveLevel: 'WARN' })
+      assert.equal((await setLevel(admin, null)).statusCode, 204)
+      assert.equal(
+        (await app().inject({ url: '/actuator/loggers/ROOT', headers: admin })).json().configuredLevel,
+        'OFF',
+      )
     })
   })
 
@@ -492,7 +535,12 @@ eachDatabase('authentication with the read role, actuator tokens and a 1 h token
   })
 
   test('metrics and info need a token with ACTUATOR_AUTH; health probes stay open', async () => {
-    for (const url of ['/actuator/prometheus', '/actuator/info']) {
+    for (const url of [
+      '/actuator/prometheus',
+      '/actuator/metrics',
+      '/actuator/metrics/http.server.requests',
+      '/actuator/info',
+    ]) {
       assertUnauthorized(await get(url))
       assert.equal((await get(url, await hsToken({ sub: 'prometheus' }))).statusCode, 200, url)
     }

@@ -14,7 +14,9 @@ import { forbidden, type ProblemError, serviceUnavailable, unauthorized } from '
  * `AUTH_PRICES_READ=on`, the glass price list's reads (`config.readsPurchasePrices`: purchase prices, the history
  * and its users) need `prices:read` (or `prices:write`). Roles are read strictly: exact
  * strings of a `roles` or `realm_access.roles` array, or words of the space-separated `scope`. Health probes and
- * the API documentation stay open; `/actuator/info` and `/actuator/prometheus` too unless `ACTUATOR_AUTH=true`.
+ * the API documentation stay open; `/actuator/info` and the metrics (`/actuator/prometheus`, `/actuator/metrics`)
+ * too unless `ACTUATOR_AUTH=true`. `/actuator/loggers`, which changes the service's log levels, always needs a
+ * token with the role that changes things, `prices:write`.
  */
 
 declare module 'fastify' {
@@ -48,15 +50,36 @@ export interface Principal {
 }
 
 /** The actuator's paths that tell about the service rather than probe it: behind a token with `ACTUATOR_AUTH`. */
-const actuatorDetails = new Set(['/actuator/info', '/actuator/prometheus'])
+const actuatorDetails = new Set([
+  '/actuator/info',
+  '/actuator/prometheus',
+  '/actuator/metrics',
+  '/actuator/metrics/:name',
+])
 
-/** Paths under authentication: the API (and with `ACTUATOR_AUTH`, info and metrics). Probes and docs are open. */
-function isProtected(url: string, actuatorAuth: boolean): boolean {
-  if (actuatorAuth && actuatorDetails.has(url)) return true
-  return url === '/api' || url.startsWith('/api/') || url.startsWith('/api?')
+/** The actuator's paths that change the service: always behind a token with {@link WRITE_ROLE}. */
+const administration = new Set(['/actuator/loggers', '/actuator/loggers/:name'])
+
+/** A route pattern as fastify writes it (`/a/:name`), from OpenAPI's form (`/a/{name}`) too. */
+const routePattern = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1')
+
+/**
+ * Whether the route `path` (its pattern, in fastify's or OpenAPI's form) needs a Bearer token with authentication
+ * on: the API, the actuator's administration, and with `ACTUATOR_AUTH` its information and metrics. Probes and
+ * the documentation are open.
+ */
+export function needsToken(path: string, actuatorAuth: boolean): boolean {
+  const pattern = routePattern(path)
+  if (administration.has(pattern)) return true
+  if (actuatorAuth && actuatorDetails.has(pattern)) return true
+  return pattern === '/api' || pattern.startsWith('/api/') || pattern.startsWith('/api?')
 }
 
-function insufficientScope(role: string, what: 'auth.writeRole' | 'auth.readRole', name: string): ProblemError {
+function insufficientScope(
+  role: string,
+  what: 'auth.writeRole' | 'auth.readRole' | 'auth.adminRole',
+  name: string,
+): ProblemError {
   return forbidden(messageText(what, { role, name }), {
     'www-authenticate': `Bearer realm="${REALM}", error="insufficient_scope", scope="${role}"`,
   })
@@ -71,13 +94,16 @@ export function registerAuthentication(app: FastifyInstance): void {
     // A CORS preflight carries no credentials; CORS answers it before this hook (or it is a 404/405).
     // The route's own pattern decides, so a percent-encoded path (`/%61pi/…`) cannot route around the check.
     const path = request.routeOptions.url ?? request.url
-    if (request.method === 'OPTIONS' || !isProtected(path, auth.actuatorAuth)) return
+    if (request.method === 'OPTIONS' || !needsToken(path, auth.actuatorAuth)) return
     const token = bearerToken(request)
     if (token === undefined) {
       throw unauthorized(messageText('auth.tokenRequired'), `Bearer realm="${REALM}"`)
     }
     const principal = await verify(token)
     request.principal = principal
+    if (administration.has(path) && !principal.roles.includes(WRITE_ROLE)) {
+      throw insufficientScope(WRITE_ROLE, 'auth.adminRole', principal.name)
+    }
     const route = request.routeOptions.config
     const preview = route?.previewsWithDryRun === true && queryFlag(request.query, 'dryRun')
     if (route?.writesCatalog && !preview && !principal.roles.includes(WRITE_ROLE)) {

@@ -8,7 +8,8 @@ import type { PoolStats } from '../db/database.js'
  * one process); the Node.js process metrics are the process's, so they live in one registry per process and
  * are merged in at scrape time. HTTP request metrics use Micrometer's name and labels
  * (`http_server_requests_seconds{method,uri,status,outcome}`), so dashboards of the Spring service keep working;
- * `uri` is the route pattern, never the raw URL, so the label set stays bounded.
+ * `uri` is the route pattern, never the raw URL, so the label set stays bounded. Beside the histogram, as Micrometer,
+ * `http_server_requests_seconds_max`: the longest request of each series over the last one to two minutes.
  */
 
 /** How long a scrape waits for the database before reporting it down (a scrape must not hang). */
@@ -23,6 +24,40 @@ function processMetrics(): Registry {
     collectDefaultMetrics({ register: processRegistry })
   }
   return processRegistry
+}
+
+/** How long a request's duration counts towards `…_max`: Micrometer's default expiry of its time window. */
+const MAX_WINDOW_MS = 60_000
+
+/**
+ * The largest value per label set over a sliding time window, as Micrometer's `TimeWindowMax`: two windows of
+ * `MAX_WINDOW_MS`, the current and the previous one, so a value counts for one to two windows and then fades.
+ */
+class WindowMax {
+  #current = new Map<string, number>()
+  #previous = new Map<string, number>()
+  #started = Date.now()
+
+  #rotate(): void {
+    const elapsed = Date.now() - this.#started
+    if (elapsed < MAX_WINDOW_MS) return
+    this.#previous = elapsed < 2 * MAX_WINDOW_MS ? this.#current : new Map()
+    this.#current = new Map()
+    this.#started += Math.floor(elapsed / MAX_WINDOW_MS) * MAX_WINDOW_MS
+  }
+
+  record(key: string, value: number): void {
+    this.#rotate()
+    this.#current.set(key, Math.max(this.#current.get(key) ?? 0, value))
+  }
+
+  /** Every label set seen in the window with its largest value; one seen before it reads 0, as Micrometer's does. */
+  read(keys: Iterable<string>): Map<string, number> {
+    this.#rotate()
+    const result = new Map<string, number>()
+    for (const key of keys) result.set(key, Math.max(this.#current.get(key) ?? 0, this.#previous.get(key) ?? 0))
+    return result
+  }
 }
 
 /** Micrometer's `outcome` tag. */
@@ -53,6 +88,8 @@ export interface ServiceMetrics {
   readAtScrape(read: () => Promise<void>): void
   /** Makes the readings of {@link readAtScrape}, then renders every metric as text. */
   scrape(): Promise<{ contentType: string; body: string }>
+  /** Makes the readings of {@link readAtScrape}; answers every metric, the process's too, in one registry. */
+  collect(): Promise<Registry>
 }
 
 /**
@@ -69,15 +106,28 @@ export function registerMetrics(app: FastifyInstance): ServiceMetrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],
   })
+  const longest = new WindowMax()
+  const seriesSeen = new Map<string, Record<'method' | 'uri' | 'status' | 'outcome', string>>()
+  new Gauge({
+    name: 'http_server_requests_seconds_max',
+    help: 'HTTP requests: the longest duration by method, route pattern, status and outcome, over the last one to two minutes',
+    labelNames: ['method', 'uri', 'status', 'outcome'] as const,
+    registers: [registry],
+    collect() {
+      for (const [key, value] of longest.read(seriesSeen.keys())) this.set(seriesSeen.get(key)!, value)
+    },
+  })
   app.addHook('onResponse', async (request, reply) => {
     const status = reply.statusCode
     // Spring writes path variables as `{id}`; so do we, for dashboards that group by them.
     const pattern = request.routeOptions.url?.replace(/:(\w+)/g, '{$1}')
     const uri = pattern ?? (status === 404 ? 'NOT_FOUND' : 'UNKNOWN')
-    requests.observe(
-      { method: request.method, uri, status: String(status), outcome: outcomeOf(status) },
-      reply.elapsedTime / 1000,
-    )
+    const labels = { method: request.method, uri, status: String(status), outcome: outcomeOf(status) }
+    const seconds = reply.elapsedTime / 1000
+    requests.observe(labels, seconds)
+    const key = `${labels.method} ${uri} ${labels.status}`
+    if (!seriesSeen.has(key)) seriesSeen.set(key, labels)
+    longest.record(key, seconds)
   })
 
   new Gauge({
@@ -192,6 +242,10 @@ export function registerMetrics(app: FastifyInstance): ServiceMetrics {
       await readDatabaseGauges()
       const merged = Registry.merge([processMetrics(), registry])
       return { contentType: merged.contentType, body: await merged.metrics() }
+    },
+    async collect() {
+      await readDatabaseGauges()
+      return Registry.merge([processMetrics(), registry])
     },
   }
 }

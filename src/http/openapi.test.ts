@@ -29,6 +29,11 @@ const probeOperations = [
   ['get', '/actuator/health/readiness'],
   ['get', '/actuator/info'],
   ['get', '/actuator/prometheus'],
+  ['get', '/actuator/metrics'],
+  ['get', '/actuator/metrics/{name}'],
+  ['get', '/actuator/loggers'],
+  ['get', '/actuator/loggers/{name}'],
+  ['post', '/actuator/loggers/{name}'],
 ] as const
 
 const httpMethods = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'])
@@ -96,7 +101,7 @@ eachDatabase('OpenAPI document and Swagger UI', (ctx) => {
     }
   })
 
-  test('the probes and metrics are documented', () => {
+  test('the probes, metrics and log levels are documented', () => {
     for (const [method, path] of probeOperations) {
       assert.ok(document.paths[path]?.[method], `${method.toUpperCase()} ${path} is missing`)
     }
@@ -229,7 +234,7 @@ eachDatabase('OpenAPI document with authentication on', (ctx) => {
     },
   })
 
-  test('documents the Bearer token, needed under /api and nowhere else, and stays valid OpenAPI 3.1', async () => {
+  test('documents the Bearer token, needed under /api and for the log levels only, and stays valid OpenAPI 3.1', async () => {
     const response = await app().inject({ url: '/v3/api-docs' })
     assert.equal(response.statusCode, 200, 'the document itself needs no token')
     const document = response.json() as OpenApiDocument & {
@@ -242,7 +247,8 @@ eachDatabase('OpenAPI document with authentication on', (ctx) => {
     const [scheme] = Object.keys(document.components.securitySchemes ?? {})
     for (const [method, path, operation] of operationsOf(document)) {
       const { security } = operation as { security?: Record<string, string[]>[] }
-      assert.deepEqual(security, path.startsWith('/api/') ? [{ [scheme!]: [] }] : [], `${method.toUpperCase()} ${path}`)
+      const needed = path.startsWith('/api/') || path.startsWith('/actuator/loggers')
+      assert.deepEqual(security, needed ? [{ [scheme!]: [] }] : [], `${method.toUpperCase()} ${path}`)
     }
     const result = await new Validator().validate(structuredClone(document) as never)
     assert.deepEqual(result.errors ?? [], [])

@@ -3,7 +3,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import packageJson from '../../package.json' with { type: 'json' }
-import { READ_ROLE, WRITE_ROLE } from './auth.js'
+import { needsToken, READ_ROLE, WRITE_ROLE } from './auth.js'
 import { ProblemSchema } from './schemas.js'
 
 /*
@@ -59,17 +59,18 @@ const BEARER_SCHEME = 'bearerAuth'
 
 /**
  * With authentication on (`AUTH_MODE=jwt`), documents the Bearer token: a security scheme, required by every
- * operation under `/api` and by none of the others (probes, metrics, the documentation itself), so Swagger UI's
- * "Authorize" button sends it where it is needed.
+ * operation that needs it (under `/api`, the log levels, and with `ACTUATOR_AUTH` the information and metrics) and
+ * by none of the others (probes, the documentation itself), so Swagger UI's "Authorize" button sends it where it
+ * is needed.
  */
-function documentAuthentication(document: JsonObject): JsonObject {
+function documentAuthentication(document: JsonObject, actuatorAuth: boolean): JsonObject {
   const components = (isObject(document.components) ? document.components : {}) as JsonObject
   components.securitySchemes = {
     [BEARER_SCHEME]: {
       type: 'http',
       scheme: 'bearer',
       bearerFormat: 'JWT',
-      description: `A token of the configured issuer; writes of prices also need the role ${WRITE_ROLE}, and with AUTH_PRICES_READ=on the glass price list's reads need ${READ_ROLE}.`,
+      description: `A token of the configured issuer; writes of prices and the log levels also need the role ${WRITE_ROLE}, and with AUTH_PRICES_READ=on the glass price list's reads need ${READ_ROLE}.`,
     },
   }
   document.components = components
@@ -77,7 +78,7 @@ function documentAuthentication(document: JsonObject): JsonObject {
     if (!isObject(pathItem)) continue
     for (const operation of Object.values(pathItem)) {
       if (isObject(operation) && isObject(operation.responses)) {
-        operation.security = path.startsWith('/api/') ? [{ [BEARER_SCHEME]: [] }] : []
+        operation.security = needsToken(path, actuatorAuth) ? [{ [BEARER_SCHEME]: [] }] : []
       }
     }
   }
@@ -112,7 +113,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     },
     transformObject: (generated) => {
       const document = finishResponses((generated as { openapiObject: JsonObject }).openapiObject)
-      return app.config.auth.mode === 'jwt' ? documentAuthentication(document) : document
+      const { auth } = app.config
+      return auth.mode === 'jwt' ? documentAuthentication(document, auth.actuatorAuth) : document
     },
   })
 

@@ -2,7 +2,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import Type, { type Static } from 'typebox'
 import packageJson from '../../package.json' with { type: 'json' }
+import { messageText } from '../domain/messages.js'
+import { metricNames, parseTag, readMetrics, STATISTICS, type TagFilter, viewMetric } from './actuator-metrics.js'
 import { type ServiceMetrics, withTimeout } from './metrics.js'
+import { invalidField, ProblemError } from './problem.js'
+import { problemResponses } from './schemas.js'
+import { StringEnum } from './validation.js'
 
 /*
  * Spring Boot Actuator's paths, so existing deployments keep their probes and scrapes:
@@ -12,6 +17,7 @@ import { type ServiceMetrics, withTimeout } from './metrics.js'
  *               and the search index's first load has finished
  *   info        name, version, database driver, uptime
  *   prometheus  metrics (metrics.ts)
+ *   metrics     the same metrics as Spring Boot shows Micrometer's meters (actuator-metrics.ts)
  * Database checks give up after a bound, so a probe never hangs while the database is unreachable.
  */
 
@@ -50,11 +56,52 @@ const InfoSchema = Type.Object({
 })
 type Info = Static<typeof InfoSchema>
 
+const MetricNamesSchema = Type.Object({
+  names: Type.Array(Type.String(), { description: 'The metrics that have a value, sorted' }),
+})
+
+const MetricSchema = Type.Object({
+  name: Type.String(),
+  description: Type.Union([Type.String(), Type.Null()]),
+  baseUnit: Type.Union([Type.String(), Type.Null()], { description: '`seconds`, `bytes`, or null' }),
+  measurements: Type.Array(
+    Type.Object({
+      statistic: StringEnum(STATISTICS),
+      value: Type.Number(),
+    }),
+  ),
+  availableTags: Type.Array(Type.Object({ tag: Type.String(), values: Type.Array(Type.String()) }), {
+    description: 'The tags of the series measured, besides those asked for, with their values',
+  }),
+})
+
+const MetricParamsSchema = Type.Object({
+  name: Type.String({ description: 'A name of `GET /actuator/metrics`', examples: ['http.server.requests'] }),
+})
+
+const MetricQuerySchema = Type.Object({
+  tag: Type.Optional(
+    Type.Array(Type.String(), {
+      description: 'Narrows the measurements to the series with this tag, `key:value`; repeatable (all must hold)',
+      examples: [['method:GET']],
+    }),
+  ),
+})
+
+/** The tags of `?tag=key:value…`; a malformed one is a 400 naming `tag`. */
+function tagFilters(tags: readonly string[] | undefined): TagFilter[] {
+  return (tags ?? []).map((text) => {
+    const tag = parseTag(text)
+    if (!tag) throw invalidField('tag', messageText('actuator.tagForm', { value: text }))
+    return tag
+  })
+}
+
 export interface OperationsRoutesOptions {
   readonly metrics: ServiceMetrics
 }
 
-/** The actuator endpoints: health, liveness, readiness, info and Prometheus metrics. */
+/** The actuator endpoints: health, liveness, readiness, info, and the metrics (Prometheus and Spring's view). */
 export async function operationsRoutes(fastify: FastifyInstance, options: OperationsRoutesOptions): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const startedAt = new Date()
@@ -165,6 +212,55 @@ export async function operationsRoutes(fastify: FastifyInstance, options: Operat
     async (_request, reply) => {
       const { contentType, body } = await options.metrics.scrape()
       return reply.type(contentType).send(body)
+    },
+  )
+
+  app.get(
+    '/actuator/metrics',
+    {
+      schema: {
+        tags,
+        operationId: 'metricNames',
+        summary: "Names of the metrics, as Spring Boot's /actuator/metrics lists them",
+        description:
+          'The metrics of `/actuator/prometheus` under the names Micrometer gives them: the unit suffix ' +
+          '(`_seconds`, `_bytes`) dropped for `baseUnit`, a counter without `_total`, dots for underscores ' +
+          '(`http_server_requests_seconds` is `http.server.requests`).',
+        response: { 200: MetricNamesSchema },
+      },
+    },
+    async () => ({ names: metricNames(await readMetrics(await options.metrics.collect())) }),
+  )
+
+  app.get(
+    '/actuator/metrics/:name',
+    {
+      schema: {
+        tags,
+        operationId: 'metric',
+        summary: 'One metric: its statistics, optionally for the series with the given tags, and its other tags',
+        description:
+          'As Spring Boot answers it: a counter is COUNT, a gauge VALUE, a histogram COUNT, TOTAL_TIME (TOTAL ' +
+          'without a time unit) and MAX (the longest over the last one to two minutes, where measured). Over ' +
+          'several series the statistics add up, MAX is the largest. `?tag=key:value` (repeatable) keeps the ' +
+          'series with those tags; none having them is a 404.',
+        params: MetricParamsSchema,
+        querystring: MetricQuerySchema,
+        response: { 200: MetricSchema, ...problemResponses(400, 404) },
+      },
+    },
+    async (request) => {
+      const tags = tagFilters(request.query.tag)
+      const metrics = await readMetrics(await options.metrics.collect())
+      const view = viewMetric(metrics, request.params.name, tags)
+      if (view) return view
+      const detail = metrics.has(request.params.name)
+        ? messageText('actuator.noTaggedMetric', {
+            name: request.params.name,
+            tags: tags.map((tag) => `${tag.key}:${tag.value}`).join(', '),
+          })
+        : messageText('actuator.noMetric', { name: request.params.name })
+      throw new ProblemError(404, detail)
     },
   )
 }

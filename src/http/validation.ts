@@ -103,8 +103,9 @@ export const StringEnum = <const T extends readonly string[]>(values: T, options
  * spaces made spaces, NFC), rather than as substrings. A name without its filter set changes nothing; an unknown
  * one is a 400 naming it.
  */
-export const ExactFiltersSchema = (names: readonly string[], example: string) =>
+export const ExactFiltersSchema = (names: readonly string[], example: string, options: Record<string, unknown> = {}) =>
   Type.Array(StringEnum(names), {
+    ...options,
     description:
       `Text filters compared whole rather than as substrings (beyond the contract): their normal forms equal ` +
       `(trimmed, case and ё/е ignored, no-break spaces as spaces), e.g. ${example}. Allowed: ${names.join(', ')}`,
