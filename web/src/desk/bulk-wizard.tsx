@@ -1,21 +1,17 @@
 import { useMemo, useRef, useState } from 'preact/hooks'
+import type { BulkChangePreview, PreviewRow, PriceType, WriteJob } from '../api/types.js'
 import type { Api } from '../api.js'
-import type { Translate } from '../app.js'
-import type { MessageKey } from '../i18n/index.js'
+import type { MessageKey, Translate } from '../i18n/index.js'
 import { useSession } from '../session.js'
 import {
   BACKGROUND_FROM,
   BulkApi,
   type BulkChangeApplied,
   type BulkChangeBody,
-  type BulkChangePreview,
   type Direction,
   newIdempotencyKey,
-  type PreviewRow,
-  type PriceType,
   Problem,
   type Rounding,
-  type WriteJob,
 } from './bulk-api.js'
 import {
   checkFilters,

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
+import type { FilterName, InputField, PriceEntry, PriceListPage, PriceRow, SortColumn } from '../api/types.js'
 import { type Api, isAbort } from '../api.js'
-import type { Translate } from '../app.js'
-import type { Language, MessageKey } from '../i18n/index.js'
+import type { Language, MessageKey, Translate } from '../i18n/index.js'
 import { Pager } from '../pager.js'
 import { useSession } from '../session.js'
 import { ConfirmDialog } from './confirm-dialog.js'
@@ -10,17 +10,11 @@ import { entryRoute, fieldLabel, formatDay, formatMoney } from './desk-format.js
 import { EntryHistory } from './entry-history.js'
 import {
   type EntryInput,
-  type FilterName,
   type Filters,
   INPUT_FIELDS,
-  type InputField,
   type ListQuery,
-  type PageOf,
-  type PriceEntry,
   PriceProblem,
-  type PriceRow,
   PricesApi,
-  type SortColumn,
   TEXT_FILTER_NAMES,
 } from './prices-api.js'
 import './desk.css'
@@ -108,7 +102,7 @@ export function PriceListScreen({ api, language, t }: PriceListProps) {
   const [size, setSize] = useState(20)
   const [sort, setSort] = useState<Sort>()
   const [reloads, setReloads] = useState(0)
-  const [list, setList] = useState<PageOf<PriceRow> | undefined>()
+  const [list, setList] = useState<PriceListPage | undefined>()
   const [listError, setListError] = useState<PriceProblem | Error | undefined>()
   const [notice, setNotice] = useState<Notice | undefined>()
   const [edit, setEdit] = useState<Draft | undefined>()

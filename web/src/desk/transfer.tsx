@@ -1,18 +1,15 @@
 import { useMemo, useRef, useState } from 'preact/hooks'
+import type { ImportMode, ImportResult, ScheduledChange } from '../api/types.js'
 import type { Api } from '../api.js'
-import type { Translate } from '../app.js'
-import type { Language, MessageKey } from '../i18n/index.js'
+import type { Language, MessageKey, Translate } from '../i18n/index.js'
 import { useSession } from '../session.js'
 import {
   BulkApi,
   type ConflictChoice,
   type ExportFormat,
   type FileProblem,
-  type ImportMode,
-  type ImportResult,
   newIdempotencyKey,
   Problem,
-  type ScheduledChange,
 } from './bulk-api.js'
 import { checkFilters, errorsAt, type FieldErrors, FilterFields, sentFilters, TextField } from './desk-fields.js'
 import { effectiveInstant, formatEffective, normaliseDecimal } from './formula.js'

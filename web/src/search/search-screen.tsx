@@ -1,7 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { type Api, type Facets, type FormField, isAbort, type KindForm, type Page, type SearchBody } from '../api.js'
-import type { Translate } from '../app.js'
-import type { Language } from '../i18n/index.js'
+import type { Language, Translate } from '../i18n/index.js'
 import { Pager } from '../pager.js'
 import { ColumnChooser, useHiddenColumns } from './column-chooser.js'
 import { Combobox } from './combobox.js'
