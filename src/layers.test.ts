@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { test } from 'node:test'
 import ts from 'typescript'
@@ -12,17 +12,28 @@ import ts from 'typescript'
  *   features (catalog/, glass-prices/, transfer/, demo/): import neither the entry points nor each other in a circle
  *     (a type-only import, erased at build, may close one: the search index answers the glass price listing);
  *   app.ts, server.ts, cli.ts: the entry points, which compose all of it.
+ *
+ * And the layers of the web app (web/src/), where every import counts, type-only ones too (no module of the page
+ * reaches itself through others):
+ *   api/      the service's wire types, generated from its OpenAPI document: imports nothing else of the page;
+ *   shared    api.ts, i18n/, storage.ts, session.ts, pager.tsx: import only each other and api/;
+ *   features  auth/, search/, desk/: import no entry point (and no folder circle forms among them);
+ *   app.tsx, main.tsx: the entry points;
+ *   and of src/ only domain/, the values the service and the page share (its tests may read more).
  */
 
 const sourceRoot = new URL('.', import.meta.url).pathname
 const features = ['catalog', 'glass-prices', 'transfer', 'demo']
 const entryPoints = ['app.ts', 'server.ts', 'cli.ts']
 
+const isProductionModule = (name: string) =>
+  /\.tsx?$/.test(name) && !name.endsWith('.test.ts') && !name.endsWith('.test.tsx')
+
 function productionModules(directory: string): string[] {
   return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
     const path = join(directory, entry.name)
     if (entry.isDirectory()) return productionModules(path)
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [path] : []
+    return isProductionModule(entry.name) ? [path] : []
   })
 }
 
@@ -116,10 +127,128 @@ function layerViolations(graph: Map<string, readonly Edge[]>): string[] {
   return violations
 }
 
+const webRoot = resolve(sourceRoot, '../web/src')
+const webShared = ['api.ts', 'i18n', 'storage.ts', 'session.ts', 'pager.tsx']
+const webFeatures = ['auth', 'search', 'desk']
+const webEntryPoints = ['app.tsx', 'main.tsx']
+
+/** The module a relative specifier of a web module names: `.js` read as the `.ts`, `.tsx` or `.d.ts` beside it. */
+function webTarget(from: string, specifier: string): string {
+  const path = resolve(dirname(from), specifier)
+  const bare = path.replace(/\.js$/, '')
+  const found = [`${bare}.ts`, `${bare}.tsx`, `${bare}.d.ts`].find((candidate) => existsSync(candidate)) ?? path
+  return found.startsWith(webRoot) ? relative(webRoot, found) : `src:${relative(sourceRoot, found)}`
+}
+
+/** Every web module's imports of other modules (style sheets aside), keyed by its path relative to web/src/. */
+function webImportGraph(): Map<string, Edge[]> {
+  const graph = new Map<string, Edge[]>()
+  for (const path of productionModules(webRoot).filter((module) => !module.endsWith('.d.ts'))) {
+    const edges = importsOf(path)
+      .filter(({ specifier }) => specifier.startsWith('.') && !specifier.endsWith('.css'))
+      .map(({ specifier, typeOnly }) => ({ to: webTarget(path, specifier), typeOnly }))
+    graph.set(relative(webRoot, path), edges)
+  }
+  return graph
+}
+
+/** The circles of a graph: each set of two or more modules that reach each other (Tarjan's components). */
+function circles(graph: ReadonlyMap<string, readonly Edge[]>): string[][] {
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const onStack = new Set<string>()
+  const found: string[][] = []
+  const visit = (module: string): void => {
+    index.set(module, index.size)
+    low.set(module, index.get(module) ?? 0)
+    stack.push(module)
+    onStack.add(module)
+    for (const { to } of graph.get(module) ?? []) {
+      if (!graph.has(to)) continue
+      if (!index.has(to)) {
+        visit(to)
+        low.set(module, Math.min(low.get(module) ?? 0, low.get(to) ?? 0))
+      } else if (onStack.has(to)) low.set(module, Math.min(low.get(module) ?? 0, index.get(to) ?? 0))
+    }
+    if (low.get(module) !== index.get(module)) return
+    const component: string[] = []
+    for (let member = stack.pop(); member !== undefined; member = stack.pop()) {
+      onStack.delete(member)
+      component.push(member)
+      if (member === module) break
+    }
+    if (component.length > 1) found.push(component.sort())
+  }
+  for (const module of [...graph.keys()].sort()) if (!index.has(module)) visit(module)
+  return found
+}
+
+/** Every import of the web app that breaks its rules above, as `from → to (why)`, and every circle. */
+function webLayerViolations(graph: ReadonlyMap<string, readonly Edge[]>): string[] {
+  const violations: string[] = []
+  const layerKind = (module: string) => {
+    const layer = layerOf(module)
+    if (layer === 'api') return 'api'
+    if (webShared.includes(layer)) return 'shared'
+    if (webFeatures.includes(layer)) return 'feature'
+    if (webEntryPoints.includes(layer)) return 'entry'
+    return undefined
+  }
+  for (const [from, edges] of graph) {
+    const kind = layerKind(from)
+    if (kind === undefined) violations.push(`${from} (in no layer of web/src)`)
+    for (const { to } of edges) {
+      if (to.startsWith('src:')) {
+        if (!to.startsWith('src:domain/')) violations.push(`${from} → ${to} (the page imports only src/domain)`)
+        continue
+      }
+      const target = layerKind(to)
+      const allowed =
+        kind === 'api'
+          ? target === 'api'
+          : kind === 'shared'
+            ? target === 'api' || target === 'shared'
+            : kind === 'feature'
+              ? target !== 'entry'
+              : true
+      if (!allowed) violations.push(`${from} → ${to} (${kind} imports no ${target ?? 'module of no layer'})`)
+    }
+  }
+  for (const circle of circles(graph)) violations.push(`${circle.join(' ↔ ')} (an import circle)`)
+  return violations
+}
+
 test('no import runs up the layers and no feature folders import each other in a circle', () => {
   const graph = importGraph()
   assert.ok(graph.size > 50 && graph.has('app.ts'), 'reads the modules of src/')
   assert.deepEqual(layerViolations(graph), [])
+})
+
+test('no import of the web app runs up its layers or closes a circle', () => {
+  const graph = webImportGraph()
+  assert.ok(
+    graph.size > 30 && graph.has('app.tsx') && graph.has('desk/price-list.tsx'),
+    'reads the modules of web/src/',
+  )
+  assert.deepEqual(webLayerViolations(graph), [])
+})
+
+test('the web layer check names an upward import, a server module and a circle through a type import', () => {
+  const value = (to: string): Edge => ({ to, typeOnly: false })
+  const graph = new Map([
+    ['pager.tsx', [{ to: 'app.tsx', typeOnly: true }]],
+    ['app.tsx', [value('pager.tsx'), value('desk/price-list.tsx')]],
+    ['desk/price-list.tsx', [value('pager.tsx'), value('src:http/auth.ts'), value('src:domain/roundings.ts')]],
+    ['api/types.ts', [value('i18n/index.ts')]],
+    ['i18n/index.ts', []],
+  ])
+  assert.deepEqual(webLayerViolations(graph), [
+    'pager.tsx → app.tsx (shared imports no entry)',
+    'desk/price-list.tsx → src:http/auth.ts (the page imports only src/domain)',
+    'api/types.ts → i18n/index.ts (api imports no shared)',
+    'app.tsx ↔ desk/price-list.tsx ↔ pager.tsx (an import circle)',
+  ])
 })
 
 test('the layer check names an import from http/ to a feature folder and a circle of feature folders', () => {

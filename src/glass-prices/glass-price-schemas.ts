@@ -143,15 +143,7 @@ export const BulkChangeQuerySchema = Type.Object({
 
 const PRICE_TYPES = ['PURCHASE', 'RETAIL'] as const
 export type PriceType = (typeof PRICE_TYPES)[number]
-/**
- * The rounding steps and, beyond the contract, the price endings (…90, …99, …00 roubles); `TO_INT` (sent by the
- * existing front end) is an alias of `WHOLE`.
- */
-export const ROUNDINGS = ['WHOLE', 'TENS', 'HUNDREDS', 'ENDS_90', 'ENDS_99', 'ENDS_00'] as const
-export type Rounding = (typeof ROUNDINGS)[number]
-/** Which way a value between two steps (or endings) goes: the nearest (halves up), or up to the next one. */
-export const ROUNDING_DIRECTIONS = ['NEAREST', 'UP'] as const
-export type RoundingDirection = (typeof ROUNDING_DIRECTIONS)[number]
+export { ROUNDING_DIRECTIONS, ROUNDINGS, type Rounding, type RoundingDirection } from '../domain/roundings.js'
 
 export const BulkChangeBodySchema = Type.Object(
   {

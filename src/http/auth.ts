@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { createRemoteJWKSet, errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose'
 import type { Config } from '../config.js'
 import { messageText } from '../domain/messages.js'
+import { READ_ROLE, rolesOf, userNameOf, WRITE_ROLE } from '../domain/token-claims.js'
 import { queryFlag } from './input-conversion.js'
 import { forbidden, type ProblemError, serviceUnavailable, unauthorized } from './problem.js'
 
@@ -32,10 +33,7 @@ declare module 'fastify' {
   }
 }
 
-/** The role a caller needs for every write of a price list or nomenclature. */
-export const WRITE_ROLE = 'prices:write'
-/** The role that reads purchase prices and the history, when `AUTH_PRICES_READ=on` (writers have it too). */
-export const READ_ROLE = 'prices:read'
+export { READ_ROLE, WRITE_ROLE }
 
 const REALM = 'optics-catalog'
 
@@ -162,7 +160,7 @@ export function tokenVerifier(auth: Config['auth']): (token: string) => Promise<
     if (maxAge > 0 && (payload.exp as number) - (payload.iat as number) > maxAge + CLOCK_TOLERANCE_SECONDS) {
       throw invalidToken(messageText('auth.livesTooLong'))
     }
-    const name = principalNameOf(payload)
+    const name = userNameOf(payload)
     if (name === undefined) throw invalidToken(messageText('auth.noUser'))
     return { name, roles: rolesOf(payload) }
   }
@@ -195,34 +193,4 @@ function verificationProblem(error: unknown, remote: boolean): ProblemError {
   }
   if (error instanceof errors.JOSEError) return invalidToken(messageText('auth.malformed'))
   throw error
-}
-
-function nonEmptyString(value: unknown): string | undefined {
-  if (typeof value !== 'string') return undefined
-  const cleaned = value.replaceAll('\u0000', '').trim()
-  return cleaned === '' ? undefined : cleaned
-}
-
-/** The user's name as `user` records it: `preferred_username`, else `name`, else `sub`. */
-function principalNameOf(payload: JWTPayload): string | undefined {
-  return nonEmptyString(payload.preferred_username) ?? nonEmptyString(payload.name) ?? nonEmptyString(payload.sub)
-}
-
-/**
- * Roles, strictly: the exact strings of the arrays `roles` and Keycloak's `realm_access.roles`, and the words of the
- * space-separated `scope` (RFC 6749). Anything else grants nothing: a `roles` string, nested arrays, non-strings,
- * a role with spaces or tabs around it.
- */
-function rolesOf(payload: JWTPayload): string[] {
-  const roles = new Set<string>()
-  const addArray = (value: unknown) => {
-    if (!Array.isArray(value)) return
-    for (const item of value) if (typeof item === 'string' && item !== '') roles.add(item)
-  }
-  addArray(payload.roles)
-  const realm = payload.realm_access
-  if (realm !== null && typeof realm === 'object' && !Array.isArray(realm))
-    addArray((realm as { roles?: unknown }).roles)
-  if (typeof payload.scope === 'string') for (const word of payload.scope.split(' ')) if (word !== '') roles.add(word)
-  return [...roles]
 }

@@ -1,3 +1,13 @@
+import type {
+  Answer,
+  FacetsAnswer,
+  FacetValues,
+  KindForm,
+  KindStatus,
+  ProblemDetails,
+  SearchPage,
+  Suggestion,
+} from './api/types.js'
 import type { Language } from './i18n/index.js'
 
 /*
@@ -5,59 +15,16 @@ import type { Language } from './i18n/index.js'
  * call takes an AbortSignal, so an answer that is no longer wanted is dropped by the browser.
  */
 
-export interface Label {
-  readonly ru: string
-  readonly en: string
-}
+export type { Column, FormField, KindForm, KindStatus, Label, Suggestion } from './api/types.js'
 
-export interface FormField {
-  readonly name: string
-  readonly label: Label
-  readonly input: 'text' | 'number' | 'prescription'
-  readonly role?: 'sphere' | 'cylinder' | 'addition' | 'axis'
-  readonly step?: number
-  readonly min?: number
-  readonly max?: number
-}
-
-export interface Column {
-  readonly name: string
-  readonly label: Label
-  readonly type: 'text' | 'decimal' | 'integer'
-}
-
-export interface KindForm {
-  readonly kind: string
-  readonly title: Label
-  readonly fields: readonly FormField[]
-  readonly columns: readonly Column[]
-}
-
+/** A row of a kind's goods, read by column name. */
 export type Item = Readonly<Record<string, string | number | null>>
 
-/** Spring's page envelope, the parts the page reads. */
-export interface Page {
-  readonly content: readonly Item[]
-  readonly totalElements: number
-  readonly totalPages: number
-  readonly number: number
-  readonly size: number
-}
+/** A kind's page of goods, its rows read by column name. */
+export type Page = Omit<SearchPage, 'content'> & { readonly content: readonly Item[] }
 
-export interface Facets {
-  readonly total: number
-  readonly text: Readonly<Record<string, { values: { value: string; count: number }[]; distinct: number }>>
-}
-
-export interface Suggestion {
-  readonly value: string
-  readonly count: number
-}
-
-export interface KindStatus {
-  readonly kind: string
-  readonly stale: boolean
-}
+/** The facets of a search: each text field's values, read by field name. */
+export type Facets = Omit<FacetsAnswer, 'text'> & { readonly text: Readonly<Record<string, FacetValues | undefined>> }
 
 export type SearchBody = Readonly<Record<string, string | boolean | readonly string[]>>
 
@@ -109,13 +76,13 @@ export class Api {
       signal,
     })
     if (!response.ok) {
-      const problem = (await response.json().catch(() => ({}))) as { detail?: string; title?: string }
+      const problem = (await response.json().catch(() => ({}))) as Partial<ProblemDetails>
       throw new ApiError(response.status, problem.detail ?? problem.title ?? `HTTP ${response.status}`)
     }
     return (await response.json()) as T
   }
 
-  kinds(signal: AbortSignal): Promise<{ kinds: KindForm[] }> {
+  kinds(signal: AbortSignal): Promise<{ readonly kinds: readonly KindForm[] }> {
     return this.call(`${NOMENCLATURE}/kinds`, signal)
   }
 
@@ -129,14 +96,18 @@ export class Api {
     return this.call(`${NOMENCLATURE}/search/${encodeURIComponent(kind)}/facets`, signal, body)
   }
 
-  suggest(kind: string, field: string, q: string, byPriceList: boolean, signal: AbortSignal): Promise<Suggestion[]> {
+  suggest(
+    kind: string,
+    field: string,
+    q: string,
+    byPriceList: boolean,
+    signal: AbortSignal,
+  ): Promise<readonly Suggestion[]> {
     const query = new URLSearchParams({ kind, field, q, byPriceList: String(byPriceList) })
-    return this.call<{ suggestions: Suggestion[] }>(`${NOMENCLATURE}/suggest?${query}`, signal).then(
-      (answer) => answer.suggestions,
-    )
+    return this.call<Answer<'suggest'>>(`${NOMENCLATURE}/suggest?${query}`, signal).then((answer) => answer.suggestions)
   }
 
-  status(signal: AbortSignal): Promise<{ kinds: KindStatus[] }> {
+  status(signal: AbortSignal): Promise<{ readonly kinds: readonly KindStatus[] }> {
     return this.call(`${NOMENCLATURE}/status`, signal)
   }
 }

@@ -11,13 +11,11 @@ import {
   languages,
   type MessageKey,
   rememberLanguage,
+  type Translate,
   translate,
 } from './i18n/index.js'
 import { SearchScreen } from './search/search-screen.js'
 import { SessionContext } from './session.js'
-
-/** Translates with the page's language; passed down so every text comes from the catalogues. */
-export type Translate = (key: MessageKey, values?: Record<string, string | number>) => string
 
 const languageNames: Record<Language, string> = { ru: 'Русский', en: 'English' }
 

@@ -1,4 +1,4 @@
-import type { Translate } from './app.js'
+import type { Translate } from './i18n/index.js'
 
 /** The page sizes offered wherever a list lets one choose. */
 const PAGE_SIZES = [10, 20, 50, 100]

@@ -1,3 +1,15 @@
+import type { Rounding, RoundingDirection } from '../../../src/domain/roundings.js'
+import type {
+  BulkChangePreview,
+  BulkChangeRequest,
+  ImportMode,
+  ImportResult,
+  ProblemDetails,
+  RevertResult,
+  ScheduledChange,
+  ScheduledPage,
+  WriteJob,
+} from '../api/types.js'
 import type { Api } from '../api.js'
 import type { Language } from '../i18n/index.js'
 import { type Filters, filterParams, PRICES } from './prices-api.js'
@@ -8,69 +20,15 @@ import { type Filters, filterParams, PRICES } from './prices-api.js'
  * token); a write carries an Idempotency-Key made once per confirmation, so a double click or a retry applies once.
  */
 
-export type PriceType = 'RETAIL' | 'PURCHASE'
-export type Rounding = 'WHOLE' | 'TENS' | 'HUNDREDS' | 'ENDS_90' | 'ENDS_99' | 'ENDS_00'
-export type Direction = 'NEAREST' | 'UP'
+export type { Rounding }
+export type Direction = RoundingDirection
 
-/** The bulk change's body; decimals as the manager typed them, normalised (`1,15` → `1.15`). */
-export interface BulkChangeBody {
-  readonly priceFrom?: string
-  readonly priceTo?: string
-  readonly priceTypeBase: PriceType
-  readonly priceTypeChange: PriceType
-  readonly coefficient?: string
-  /** A markup (or, negative, a discount) in percent, instead of the coefficient. */
-  readonly percent?: string
-  readonly difference?: string
-  readonly round: Rounding
-  readonly direction?: Direction
-  /** When the change takes effect (ISO 8601); absent: at once. */
-  readonly effectiveAt?: string
-}
+/** The bulk change's members the desk sends as typed text (decimals normalised: `1,15` → `1.15`; a time in ISO 8601). */
+type TypedMember = 'priceFrom' | 'priceTo' | 'coefficient' | 'percent' | 'difference' | 'effectiveAt'
 
-/** A sum or an average before and after the change, as exact decimal text. */
-export interface BeforeAfter {
-  readonly old: string | null
-  readonly new: string | null
-}
-
-export interface PreviewRow {
-  readonly id: number
-  readonly manufacturer: string
-  readonly brand: string
-  readonly model: string
-  readonly base: number
-  readonly oldValue: number
-  readonly newValue: number
-}
-
-export interface BulkChangePreview {
-  readonly selectedCount: number
-  readonly changedCount: number
-  readonly unchangedCount: number
-  readonly rejectedCount: number
-  readonly changes: readonly PreviewRow[]
-  readonly rejected: readonly PreviewRow[]
-  readonly wouldApply: boolean
-  readonly reasons: readonly { code: string; message: string }[]
-  readonly totals: { readonly retail: BeforeAfter; readonly purchase: BeforeAfter; readonly averageMarkup: BeforeAfter }
-}
-
-/** A bulk change or an upload scheduled for its effective date-time, as `…/scheduled` answers it. */
-export interface ScheduledChange {
-  readonly id: number
-  /** What it applies when due: a bulk change, or an upload (its `parameters` then name the file and its mode). */
-  readonly operation: 'bulk-change' | 'upload'
-  readonly state: 'pending' | 'applied' | 'cancelled' | 'failed'
-  readonly effectiveAt: string
-  readonly parameters: Readonly<Record<string, unknown>>
-  readonly createdBy: string
-  readonly createdAt: string
-  readonly finishedAt: string | null
-  readonly cancelledBy: string | null
-  readonly batch: number | null
-  readonly problem: Readonly<Record<string, unknown>> | null
-}
+/** The bulk change's body as the desk sends it: typed text, and one of the roundings the service names. */
+export type BulkChangeBody = Omit<BulkChangeRequest, TypedMember | 'round' | 'direction'> &
+  Readonly<Partial<Record<TypedMember, string>>> & { readonly round: Rounding; readonly direction?: Direction }
 
 export interface BulkChangeApplied {
   readonly changedCount: number
@@ -79,90 +37,11 @@ export interface BulkChangeApplied {
   readonly scheduled?: ScheduledChange
 }
 
-export interface RevertResult {
-  readonly batch: number
-  readonly reverted: number
-  readonly restoredCount: number
-  readonly conflictCount: number
-  readonly conflicts: readonly { entryId: number; reason: string }[]
-}
-
-/** A write run in the background (`Prefer: respond-async`), as `GET …/jobs/{id}` answers it. */
-export interface WriteJob {
-  readonly id: number
-  readonly state: 'running' | 'succeeded' | 'failed'
-  readonly startedAt: string | null
-  /** How far it has come: the phase and its rows (`total` null while not known). */
-  readonly progress: {
-    readonly phase: 'reading' | 'selecting' | 'writing' | 'history' | 'done'
-    readonly done: number
-    readonly total: number | null
-  } | null
-  readonly result: { status: number; headers: Readonly<Record<string, string>>; body: unknown } | null
-  readonly problem: Readonly<Record<string, unknown>> | null
-}
-
 /**
  * From this many entries to change (or to restore), the bulk change (and its Undo) runs as a job: its answer then never waits on the write, which
  * at hundreds of thousands of entries can outlast a reverse proxy's timeout.
  */
 export const BACKGROUND_FROM = 2_000
-
-export type ImportMode = 'append' | 'upsert' | 'replace'
-
-export interface ImportResult {
-  readonly rows: number
-  readonly written: number
-  readonly deleted: number
-  readonly mode: ImportMode
-  readonly created: number
-  readonly updated: number
-  readonly unchanged: number
-  readonly dryRun: boolean
-  readonly format: 'csv' | 'xlsx'
-  readonly delimiter: ',' | ';' | null
-  readonly batch: number | null
-  readonly conflicts: number
-  readonly overwritten: number
-  readonly skipped: number
-  readonly check: ImportCheck
-}
-
-export interface CheckRow {
-  readonly line: number | null
-  readonly id: number | null
-  readonly manufacturer: string
-  readonly brand: string
-  readonly model: string
-  readonly price: number
-  readonly purchase: number
-  readonly changes: readonly { field: 'price' | 'purchase'; oldValue: number; newValue: number }[]
-}
-
-export interface ConflictRow extends CheckRow {
-  readonly fileVersion: number
-  readonly storedVersion: number
-  readonly changedBy: string
-  readonly changedAt: string
-  readonly storedPrice: number
-  readonly storedPurchase: number
-}
-
-/** One page of a list of the check (Spring's envelope; only what the desk reads). */
-export interface CheckPage<T> {
-  readonly content: readonly T[]
-  readonly totalElements: number
-  readonly totalPages: number
-  readonly number: number
-}
-
-/** What an upload does, row by row: one page of each list. */
-export interface ImportCheck {
-  readonly changed: CheckPage<CheckRow>
-  readonly created: CheckPage<CheckRow>
-  readonly deleted: CheckPage<CheckRow>
-  readonly conflicts: CheckPage<ConflictRow>
-}
 
 /** How an upload is sent: its mode and choices, the page of its check, the key that applies it, a time to take effect. */
 export interface UploadOptions {
@@ -182,11 +61,10 @@ export type ConflictChoice = { readonly overwrite: number } | 'skip'
 
 export type ExportFormat = 'csv' | 'excel' | 'xlsx'
 
-export interface FieldError {
-  readonly field: string
-  readonly message: string
-}
+/** A field the service refused, and why. */
+export type FieldError = NonNullable<ProblemDetails['errors']>[number]
 
+/** A problem of an uploaded file (a 422 `import-rejected` lists them): its line, its column when known, and why. */
 export interface FileProblem {
   readonly line: number
   readonly column: string | null
@@ -321,9 +199,9 @@ export class BulkApi {
   }
 
   /** A page of the scheduled changes: the pending ones first, soonest first. */
-  async scheduled(page: number, size: number, signal?: AbortSignal): Promise<{ content: ScheduledChange[] }> {
+  async scheduled(page: number, size: number, signal?: AbortSignal): Promise<ScheduledPage> {
     const response = await this.send(`${PRICES}/scheduled?page=${page}&size=${size}`, signal ? { signal } : {})
-    return (await response.json()) as { content: ScheduledChange[] }
+    return (await response.json()) as ScheduledPage
   }
 
   /** Cancels a pending scheduled change; a 409 (it ran, failed or was cancelled) is a Problem. */

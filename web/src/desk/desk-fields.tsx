@@ -1,18 +1,11 @@
 import { useEffect, useState } from 'preact/hooks'
+import type { FilterName, TextFilterName } from '../api/types.js'
 import type { Api, Facets } from '../api.js'
-import type { Translate } from '../app.js'
-import type { MessageKey } from '../i18n/index.js'
+import type { MessageKey, Translate } from '../i18n/index.js'
 import { Combobox } from '../search/combobox.js'
 import type { Problem } from './bulk-api.js'
 import { isDecimalOrBlank } from './formula.js'
-import {
-  FILTER_NAMES,
-  type FilterName,
-  type Filters,
-  TEXT_FILTER_NAMES,
-  type TextFilterName,
-  withTextFilter,
-} from './prices-api.js'
+import { FILTER_NAMES, type Filters, TEXT_FILTER_NAMES, withTextFilter } from './prices-api.js'
 
 /*
  * The desk's inputs: a labelled text field with its error beside it (aria-invalid, aria-describedby), and the

@@ -1,5 +1,5 @@
+import type { ChangeAction, ConflictReason, InputField } from '../api/types.js'
 import type { MessageKey } from '../i18n/index.js'
-import type { ChangeAction, ConflictReason, InputField } from './prices-api.js'
 
 /*
  * How the desk writes the price list's values: money exactly as the API sends it (Intl reads the decimal's text,

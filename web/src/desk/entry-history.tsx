@@ -1,6 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
-import type { Translate } from '../app.js'
-import type { Language } from '../i18n/index.js'
+import type { Language, Translate } from '../i18n/index.js'
 import { Pager } from '../pager.js'
 import { actionLabel, fieldLabel, formatMoment, formatMoney } from './desk-format.js'
 import type { PricesApi } from './prices-api.js'

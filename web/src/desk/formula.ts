@@ -1,14 +1,12 @@
-import type { MessageKey } from '../i18n/index.js'
-import type { BulkChangeBody, Direction, PriceType, Rounding } from './bulk-api.js'
+import type { PriceChange, PriceType } from '../api/types.js'
+import type { MessageKey, Translate } from '../i18n/index.js'
+import type { BulkChangeBody, Direction, Rounding } from './bulk-api.js'
 import { fieldLabel } from './desk-format.js'
-import type { PriceChange } from './prices-api.js'
 
 /*
  * The desk's decimals and the bulk change's formula in words. Decimals stay text from the input to the request:
  * the service computes with PostgreSQL numeric, the page only checks the form and says what will be computed.
  */
-
-type Translate = (key: MessageKey, values?: Record<string, string | number>) => string
 
 /** What was typed as a decimal, as the API reads it: spaces (thousands) dropped, a decimal comma made a point. */
 export function normaliseDecimal(raw: string): string {

@@ -1,7 +1,6 @@
 import { useRef } from 'preact/hooks'
-import type { Translate } from '../app.js'
-import type { MessageKey } from '../i18n/index.js'
-import type { WriteJob } from './bulk-api.js'
+import type { WriteJob } from '../api/types.js'
+import type { MessageKey, Translate } from '../i18n/index.js'
 
 /*
  * How far a write running as a job has come: its phase, a progress bar of the phase's rows and, once the rows

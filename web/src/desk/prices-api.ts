@@ -1,3 +1,18 @@
+import type {
+  ChangesPage,
+  EntryBody,
+  FilterName,
+  HistoryPage,
+  InputField,
+  PriceEntry,
+  PriceListPage,
+  ProblemDetails,
+  RevertConflict,
+  RevertResult,
+  SortColumn,
+  SortDirection,
+  TextFilterName,
+} from '../api/types.js'
 import { type Api, ApiError } from '../api.js'
 
 /*
@@ -9,48 +24,24 @@ import { type Api, ApiError } from '../api.js'
 /** Where the glass price list's endpoints live. */
 export const PRICES = '/api/v2/glasses/prices'
 
-/** An entry as read, created and updated; prices are JSON numbers of at most 2 decimals. */
-export interface PriceEntry {
-  readonly id: number
-  readonly manufacturer: string
-  readonly brand: string
-  readonly model: string
-  readonly price: number
-  readonly purchase: number
-}
-
-/** A listing row: the entry with the day and the user of its last change. */
-export interface PriceRow extends PriceEntry {
-  readonly lastUpdatedOn: string
-  readonly user: string
-}
-
-export interface PageOf<T> {
-  readonly content: readonly T[]
-  readonly totalElements: number
-  readonly totalPages: number
-  readonly number: number
-  readonly size: number
-}
-
-export const SORT_COLUMNS = ['ID', 'PARAMETERS', 'PRICE', 'PURCHASE'] as const
-export type SortColumn = (typeof SORT_COLUMNS)[number]
-export type SortDirection = 'ASC' | 'DESC'
+/** The listing's sortable columns, in the order the desk offers them. */
+const sortColumns: Readonly<Record<SortColumn, true>> = { ID: true, PARAMETERS: true, PRICE: true, PURCHASE: true }
+export const SORT_COLUMNS = Object.keys(sortColumns) as readonly SortColumn[]
 
 /** The listing's filters (query parameters), as the listing, the bulk change and the export read them. */
-export const FILTER_NAMES = [
-  'manufacturer',
-  'brand',
-  'model',
-  'priceFrom',
-  'priceTo',
-  'purchaseFrom',
-  'purchaseTo',
-] as const
-export type FilterName = (typeof FILTER_NAMES)[number]
+const filterNames: Readonly<Record<FilterName, true>> = {
+  manufacturer: true,
+  brand: true,
+  model: true,
+  priceFrom: true,
+  priceTo: true,
+  purchaseFrom: true,
+  purchaseTo: true,
+}
+export const FILTER_NAMES = Object.keys(filterNames) as readonly FilterName[]
 /** The text filters: substrings, unless `exact` names them (a value picked from a list). */
-export const TEXT_FILTER_NAMES = ['manufacturer', 'brand', 'model'] as const
-export type TextFilterName = (typeof TEXT_FILTER_NAMES)[number]
+const textFilterNames: Readonly<Record<TextFilterName, true>> = { manufacturer: true, brand: true, model: true }
+export const TEXT_FILTER_NAMES = Object.keys(textFilterNames) as readonly TextFilterName[]
 export type Filters = Readonly<Partial<Record<FilterName, string>>> & {
   /** The text filters compared whole (the API's `exact`), not as substrings. */
   readonly exact?: readonly TextFilterName[]
@@ -82,57 +73,18 @@ export interface ListQuery {
 }
 
 /** The body of create and update: what was typed, prices as decimal text (never through a float). */
-export interface EntryInput {
-  readonly manufacturer: string
-  readonly brand: string
-  readonly model: string
-  readonly price: string
-  readonly purchase: string
+export type EntryInput = Readonly<Record<InputField, string>>
+const inputFields: Readonly<Record<InputField, true>> = {
+  manufacturer: true,
+  brand: true,
+  model: true,
+  price: true,
+  purchase: true,
 }
-export const INPUT_FIELDS = ['manufacturer', 'brand', 'model', 'price', 'purchase'] as const
-export type InputField = (typeof INPUT_FIELDS)[number]
-
-export type ChangeAction = 'CREATE' | 'UPDATE' | 'DELETE' | 'BULK_CHANGE' | 'IMPORT' | 'REVERT'
-
-export interface HistoryItem {
-  readonly batch: number
-  readonly action: ChangeAction
-  readonly changedAt: string
-  readonly user: string
-  readonly changes: readonly { field: InputField; oldValue: string | number | null; newValue: string | number | null }[]
-}
-
-export interface PriceChange {
-  readonly id: number
-  readonly action: ChangeAction
-  readonly createdAt: string
-  readonly user: string
-  readonly changedCount: number
-  readonly parameters: Readonly<Record<string, unknown>>
-  readonly reverts: number | null
-  readonly revertedBy: number | null
-}
-
-export type ConflictReason = 'CHANGED' | 'DELETED' | 'EXISTS' | 'DUPLICATE'
-export interface RevertConflict {
-  readonly entryId: number
-  readonly reason: ConflictReason
-}
-
-export interface RevertResult {
-  readonly batch: number
-  readonly reverted: number
-  readonly restoredCount: number
-  readonly conflictCount: number
-  readonly conflicts: readonly RevertConflict[]
-}
+export const INPUT_FIELDS = Object.keys(inputFields) as readonly InputField[]
 
 /** The problem members the desk reads beside the detail. */
-export interface ProblemBody {
-  readonly detail?: string
-  readonly title?: string
-  readonly code?: string
-  readonly errors?: readonly { field: string; message: string }[]
+export interface ProblemBody extends Partial<Omit<ProblemDetails, 'conflicts'>> {
   /** A duplicate key (409 `duplicate-key`): the entry that has it. */
   readonly existingId?: number
   /** A revert whose every entry conflicts (409 `revert-conflicts`). */
@@ -193,7 +145,7 @@ export class PricesApi {
     return { entry: (await response.json()) as PriceEntry, etag: response.headers.get('etag') ?? '' }
   }
 
-  async list(query: ListQuery, signal: AbortSignal): Promise<PageOf<PriceRow>> {
+  async list(query: ListQuery, signal: AbortSignal): Promise<PriceListPage> {
     const params = filterParams(query.filters, decimalText)
     params.set('page', String(query.page))
     params.set('size', String(query.size))
@@ -201,7 +153,7 @@ export class PricesApi {
       params.set('sortColumn', query.sort.column)
       params.set('sortDirection', query.sort.direction)
     }
-    return (await this.send(`/list?${params}`, { signal })).json() as Promise<PageOf<PriceRow>>
+    return (await this.send(`/list?${params}`, { signal })).json() as Promise<PriceListPage>
   }
 
   async read(id: number, signal?: AbortSignal): Promise<TaggedEntry> {
@@ -220,12 +172,12 @@ export class PricesApi {
     await this.send(`/${id}`, { method: 'DELETE', ifMatch: etag })
   }
 
-  async history(id: number, page: number, signal: AbortSignal): Promise<PageOf<HistoryItem>> {
-    return (await this.send(`/${id}/history?page=${page}&size=20`, { signal })).json() as Promise<PageOf<HistoryItem>>
+  async history(id: number, page: number, signal: AbortSignal): Promise<HistoryPage> {
+    return (await this.send(`/${id}/history?page=${page}&size=20`, { signal })).json() as Promise<HistoryPage>
   }
 
-  async changes(page: number, size: number, signal: AbortSignal): Promise<PageOf<PriceChange>> {
-    return (await this.send(`/changes?page=${page}&size=${size}`, { signal })).json() as Promise<PageOf<PriceChange>>
+  async changes(page: number, size: number, signal: AbortSignal): Promise<ChangesPage> {
+    return (await this.send(`/changes?page=${page}&size=${size}`, { signal })).json() as Promise<ChangesPage>
   }
 
   async revert(batch: number): Promise<RevertResult> {
@@ -233,7 +185,7 @@ export class PricesApi {
   }
 }
 
-function bodyOf(input: EntryInput): Record<InputField, string> {
+function bodyOf(input: EntryInput): EntryBody {
   return {
     manufacturer: input.manufacturer,
     brand: input.brand,

@@ -1,14 +1,7 @@
 import { useRef, useState } from 'preact/hooks'
-import type { Translate } from '../app.js'
-import type { MessageKey } from '../i18n/index.js'
-import {
-  BACKGROUND_FROM,
-  type BulkApi,
-  newIdempotencyKey,
-  Problem,
-  type RevertResult,
-  type WriteJob,
-} from './bulk-api.js'
+import type { RevertResult, WriteJob } from '../api/types.js'
+import type { MessageKey, Translate } from '../i18n/index.js'
+import { BACKGROUND_FROM, type BulkApi, newIdempotencyKey, Problem } from './bulk-api.js'
 import { JobProgressBar } from './job-progress.js'
 
 /*

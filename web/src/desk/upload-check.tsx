@@ -1,8 +1,8 @@
 import type { ComponentChildren } from 'preact'
-import type { Translate } from '../app.js'
-import type { MessageKey } from '../i18n/index.js'
+import type { CheckPage, CheckRow, ConflictRow, ImportResult } from '../api/types.js'
+import type { MessageKey, Translate } from '../i18n/index.js'
 import { Pager } from '../pager.js'
-import type { CheckPage, CheckRow, ConflictChoice, ConflictRow, ImportResult } from './bulk-api.js'
+import type { ConflictChoice } from './bulk-api.js'
 import { fieldLabel, formatMoment, formatMoney } from './desk-format.js'
 
 /*

@@ -18,6 +18,9 @@ export function translate(
   )
 }
 
+/** Translates with the page's language; passed down so every text comes from the catalogues. */
+export type Translate = (key: MessageKey, values?: Readonly<Record<string, string | number>>) => string
+
 const STORAGE_KEY = 'optics-catalog.language'
 
 /** The language chosen before on this browser, else Russian. */

@@ -1,7 +1,6 @@
 import { useState } from 'preact/hooks'
 import type { Column } from '../api.js'
-import type { Translate } from '../app.js'
-import type { Language } from '../i18n/index.js'
+import type { Language, Translate } from '../i18n/index.js'
 import { storage } from '../storage.js'
 import { PRICE } from './results-table.js'
 

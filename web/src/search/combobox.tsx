@@ -1,6 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { isAbort, type Suggestion } from '../api.js'
-import type { Translate } from '../app.js'
+import { type Suggestion as Answered, isAbort } from '../api.js'
+import type { Translate } from '../i18n/index.js'
+
+/** A value offered: a suggestion, or a facet's value, with how many goods have it. */
+type Suggestion = Pick<Answered, 'value' | 'count'>
 
 interface ComboboxProps {
   /** The API field name: the input's `name`, and the base of its ids. */
@@ -11,7 +14,7 @@ interface ComboboxProps {
   /** The field's values under the other filters, with counts (facets); offered while nothing is typed. */
   readonly values: readonly Suggestion[]
   /** Suggestions for what is typed, typos forgiven. */
-  readonly suggest: (q: string, signal: AbortSignal) => Promise<Suggestion[]>
+  readonly suggest: (q: string, signal: AbortSignal) => Promise<readonly Suggestion[]>
   /** Typed text: a substring. */
   readonly onInput: (value: string) => void
   /** The typed value is final (Enter): search now. */
@@ -36,7 +39,7 @@ export function Combobox(props: ComboboxProps) {
   const { name, id, label, value, values, t } = props
   const [open, setOpen] = useState(false)
   const [active, setActive] = useState(-1)
-  const [suggestions, setSuggestions] = useState<{ q: string; list: Suggestion[] } | undefined>()
+  const [suggestions, setSuggestions] = useState<{ q: string; list: readonly Suggestion[] } | undefined>()
   const suggestRef = useRef(props.suggest)
   suggestRef.current = props.suggest
 

@@ -1,7 +1,6 @@
 import { useRef } from 'preact/hooks'
 import type { Column, Item, Page } from '../api.js'
-import type { Translate } from '../app.js'
-import type { Language } from '../i18n/index.js'
+import type { Language, Translate } from '../i18n/index.js'
 
 interface ResultsTableProps {
   readonly columns: readonly Column[]
