@@ -6,7 +6,9 @@ import { facetRoutes } from './catalog/facet-routes.js'
 import { kindFormRoutes } from './catalog/kind-form-routes.js'
 import { registerMatviewRefresh } from './catalog/matview-refresh.js'
 import { ResultCache } from './catalog/result-cache.js'
+import { SearchIndexThread } from './catalog/search-index/index-thread.js'
 import { SearchIndex } from './catalog/search-index/search-index.js'
+import type { SearchIndexAnswers, SearchIndexService } from './catalog/search-index/service-types.js'
 import { searchRoutes } from './catalog/search-routes.js'
 import type { Config } from './config.js'
 import type { Database } from './db/database.js'
@@ -42,7 +44,7 @@ declare module 'fastify' {
     /** Whole pages of unselective searches (costly to read), remembered per data version like totals. */
     readonly pageCache: ResultCache
     /** The in-memory search index (catalog/search-index): searches answered without SQL, exactly. */
-    readonly searchIndex: SearchIndex
+    readonly searchIndex: SearchIndexService & SearchIndexAnswers
     /** Writes run as jobs (`Prefer: respond-async`), polled from any instance. */
     readonly writeJobs: WriteJobs
     /** Bulk changes scheduled for a later time, applied by one instance when due. */
@@ -94,10 +96,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('resultCache', new ResultCache(caching ? config.resultCacheBytes : 0))
   app.decorate('pageCache', new ResultCache(caching ? config.pageCacheBytes : 0))
   const logLevels = new LogLevels(app.log)
-  const searchIndex = new SearchIndex(db, logLevels.child('optics.catalog.search-index'), {
-    enabled: config.searchIndex === 'on',
-    timezone: config.businessTimezone,
-  })
+  const indexLog = logLevels.child('optics.catalog.search-index')
+  const searchIndex: SearchIndexService & SearchIndexAnswers =
+    config.searchIndex === 'on'
+      ? new SearchIndexThread(db, indexLog, { timezone: config.businessTimezone })
+      : new SearchIndex(db, indexLog, { enabled: false, timezone: config.businessTimezone })
   app.decorate('searchIndex', searchIndex)
   app.addHook('onClose', () => searchIndex.close())
   const writeJobs = new WriteJobs(db, logLevels.child('optics.glass-prices.write-jobs'), '/api/v2/glasses/prices/jobs')

@@ -4,7 +4,7 @@ import { dataVersionSql, readDataVersion, searchReads } from './catalog-state.js
 import type { ItemField, Kind } from './kind.js'
 import { readPrescription } from './prescription.js'
 import type { ResultCache } from './result-cache.js'
-import type { SearchIndex } from './search-index/search-index.js'
+import type { SearchIndexAnswers } from './search-index/service-types.js'
 import {
   activeFilters,
   type ExactFilters,
@@ -101,7 +101,7 @@ export async function searchFacets(
   kind: Kind,
   request: { readonly byPriceList: boolean; readonly filters: FilterValues; readonly exact?: ExactFilters },
   cache?: ResultCache,
-  index?: SearchIndex,
+  index?: SearchIndexAnswers,
 ): Promise<Facets> {
   const filters = readPrescription(kind, request.filters)
   const { byPriceList, exact } = request

@@ -18,7 +18,7 @@ import { type PageCaches, readCountedPage } from './counted-page.js'
 import type { Filter, ItemField, Kind } from './kind.js'
 import { kinds } from './kinds.js'
 import { readPrescription } from './prescription.js'
-import type { SearchIndex } from './search-index/search-index.js'
+import type { SearchIndexAnswers } from './search-index/service-types.js'
 import {
   activeFilters,
   buildSearchQuery,
@@ -107,7 +107,7 @@ async function searchKind(
   kind: Kind,
   request: SearchRequest,
   caches: PageCaches = {},
-  index?: SearchIndex,
+  index?: SearchIndexAnswers,
 ): Promise<Page<Record<string, unknown>>> {
   request = { ...request, filters: readPrescription(kind, request.filters) }
   const indexed = await index?.search(kind, request)

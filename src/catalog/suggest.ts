@@ -8,7 +8,7 @@ import type { Kind } from './kind.js'
 import { normaliseKeyText } from './kind-schema.js'
 import { type PackedPostings, packPostings } from './packed-postings.js'
 import type { ResultCache } from './result-cache.js'
-import type { SearchIndex } from './search-index/search-index.js'
+import type { SearchIndexAnswers } from './search-index/service-types.js'
 import { fieldSql } from './search-query.js'
 
 /*
@@ -197,7 +197,7 @@ export async function suggest(
   kind: Kind,
   request: { readonly field: string; readonly q: string; readonly byPriceList: boolean; readonly limit?: number },
   cache?: ResultCache,
-  index?: SearchIndex,
+  index?: SearchIndexAnswers,
 ): Promise<Suggestion[]> {
   const field = kind.itemFields.find((candidate) => candidate.name === request.field)
   const column = field && field.type === 'text' ? fieldSql(field, request.byPriceList) : null
@@ -214,9 +214,13 @@ export async function suggest(
   const query = suggestionText(request.q)
   if (query === '') throw invalidField('q', messageText('validation.blank'))
   const limit = Math.min(request.limit ?? MAX_SUGGESTIONS, MAX_SUGGESTIONS)
-  const list: FieldValues =
-    (await index?.fieldValues(kind, field, request.byPriceList)) ??
-    (await fieldValues(db, kind, request.byPriceList, column, field.name, cache))
+  const indexed = await index?.suggestions(kind, field, request.byPriceList, query, limit)
+  if (indexed) return indexed
+  return rankSuggestions(await fieldValues(db, kind, request.byPriceList, column, field.name, cache), query, limit)
+}
+
+/** The best `limit` values of `list` for a normalised query: prefix matches, then substrings, then similar values. */
+export function rankSuggestions(list: FieldValues, query: string, limit: number): Suggestion[] {
   const { values, normalised, counts } = list
   const order = byCount(list)
 

@@ -194,7 +194,7 @@ describe('database outage [postgres]', { skip: serverUrl ? false : 'TEST_DATABAS
 
     const readiness = await timed(() => app.inject({ url: '/actuator/health/readiness' }))
     assert.equal(readiness.value.statusCode, 503)
-    assert.deepEqual(readiness.value.json(), { status: 'DOWN' })
+    assert.equal(readiness.value.json().status, 'DOWN')
     assert.ok(readiness.ms < 10_000, `readiness took ${Math.round(readiness.ms)} ms`)
     assert.equal((await app.inject({ url: '/actuator/health' })).statusCode, 503)
     const liveness = await app.inject({ url: '/actuator/health/liveness' })

@@ -2,7 +2,7 @@ import { type Expression, type Kysely, type RawBuilder, type SqlBool, sql } from
 import { dataVersionSql, readDataVersion } from '../catalog/catalog-state.js'
 import { type PageCaches, readCountedPage } from '../catalog/counted-page.js'
 import { glasses } from '../catalog/kinds.js'
-import type { SearchIndex } from '../catalog/search-index/search-index.js'
+import type { SearchIndexAnswers } from '../catalog/search-index/service-types.js'
 import { DATA_VERSION } from '../catalog/search-query.js'
 import { bigintId, type Tables } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
@@ -234,7 +234,7 @@ export async function listGlassPrices(
   db: Kysely<Tables>,
   request: ListingRequest,
   caches: PageCaches = {},
-  index?: SearchIndex,
+  index?: SearchIndexAnswers,
 ): Promise<Page<GlassPriceListItem>> {
   const indexed = await index?.listing(request)
   if (indexed) return indexed

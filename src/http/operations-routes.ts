@@ -29,20 +29,41 @@ const StatusSchema = Type.Union([Type.Literal('UP'), Type.Literal('DOWN')])
 const HealthSchema = Type.Object({ status: StatusSchema })
 type Health = Static<typeof HealthSchema>
 
+const SearchIndexComponentSchema = Type.Object(
+  {
+    status: StatusSchema,
+    details: Type.Object({
+      state: Type.Union(
+        [Type.Literal('off'), Type.Literal('loading'), Type.Literal('loaded'), Type.Literal('failed')],
+        {
+          description:
+            '`loading` until every kind has been loaded once (searches are answered from SQL meanwhile); `failed`: ' +
+            'the index stopped and every search is answered from SQL',
+        },
+      ),
+      kindsLoaded: Type.Integer({ description: 'Kinds whose tables the index holds now' }),
+      kinds: Type.Integer(),
+      reading: Type.Array(Type.String(), {
+        description: 'Kinds whose tables are being read in full now (their searches are answered from SQL meanwhile)',
+      }),
+    }),
+  },
+  { description: 'The in-memory search index: DOWN while its first load runs' },
+)
+
 const ReadinessSchema = Type.Object({
   status: StatusSchema,
-  components: Type.Optional(
-    Type.Object(
-      {
-        primary: Type.Object({ status: StatusSchema }),
-        readReplica: Type.Object({ status: StatusSchema }),
-      },
-      { description: 'With a read replica: each server, as Spring Boot shows components' },
-    ),
+  components: Type.Object(
+    {
+      searchIndex: SearchIndexComponentSchema,
+      primary: Type.Optional(Type.Object({ status: StatusSchema })),
+      readReplica: Type.Optional(Type.Object({ status: StatusSchema })),
+    },
+    { description: 'As Spring Boot shows components; the primary and the replica with a read replica' },
   ),
 })
 type Readiness = Static<typeof ReadinessSchema>
-const status = (up: boolean) => (up ? 'UP' : 'DOWN')
+const status = (up: boolean): 'UP' | 'DOWN' => (up ? 'UP' : 'DOWN')
 
 const InfoSchema = Type.Object({
   app: Type.Object({ name: Type.String(), version: Type.String(), description: Type.String() }),
@@ -168,13 +189,22 @@ export async function operationsRoutes(fastify: FastifyInstance, options: Operat
           ? withTimeout(routing.checkReplica(), DATABASE_CHECK_TIMEOUT_MS, 'replica check').catch(() => false)
           : undefined,
       ])
+      const index = app.searchIndex.status
+      const searchIndex = {
+        status: status(!app.searchIndex.warming),
+        details: { ...index, reading: [...index.reading] },
+      }
       const up = !app.searchIndex.warming && (primary || replica === true)
       const body: Readiness =
         replica === undefined
-          ? { status: status(up) }
+          ? { status: status(up), components: { searchIndex } }
           : {
               status: status(up),
-              components: { primary: { status: status(primary) }, readReplica: { status: status(replica) } },
+              components: {
+                searchIndex,
+                primary: { status: status(primary) },
+                readReplica: { status: status(replica) },
+              },
             }
       return up ? body : reply.code(503).send(body)
     },

@@ -1,4 +1,3 @@
-import type { RawClient } from '../../db/database.js'
 import { compareDecimal, type DecimalValue, parseDecimal } from '../../domain/decimal.js'
 import type { GlassPriceFilter, GlassPriceTextFilter } from '../../glass-prices/glass-price-filter.js'
 import type { GlassPriceListItem, SortColumn, SortDirection } from '../../glass-prices/glass-price-schemas.js'
@@ -30,6 +29,7 @@ import {
   withRowFlags,
 } from './matching.js'
 import { type IdentifiedTable, mergeRows, newNonAsciiValues, type RowChanges } from './merge.js'
+import type { IndexClient } from './search-index.js'
 import {
   type Column,
   ColumnBuilder,
@@ -118,7 +118,7 @@ function priceColumnSpecs(kind: Kind, timezone: string): ColumnSpec[] {
 
 /** Normal forms of non-ASCII text values, computed by the database itself. */
 export async function databaseForms(
-  client: Pick<RawClient, 'query'>,
+  client: Pick<IndexClient, 'query'>,
   values: readonly string[],
 ): Promise<Map<string, TextForms>> {
   const forms = new Map<string, TextForms>()
@@ -140,7 +140,7 @@ const coverageColumn = (range: Range): string => `${range.column}~covered`
  * Sorting here, by radix passes over the values' ranks, is faster than the database's ordered scan.
  */
 async function readTable(
-  client: RawClient,
+  client: IndexClient,
   source: string,
   specs: readonly ColumnSpec[],
   idNames: readonly string[],
@@ -250,7 +250,7 @@ const priceOrder = (kind: Kind) => kind.order.flatMap((field) => (field.entryCol
 
 /** Reads the kind's matview. Run inside a snapshot that also read `matviewVersion` and `refreshedGeneration`. */
 export async function loadMatviewTable(
-  client: RawClient,
+  client: IndexClient,
   kind: Kind,
   versions: { readonly matviewVersion: number; readonly refreshedGeneration: number },
 ): Promise<MatviewTable> {
@@ -286,7 +286,7 @@ function matviewTable(
 
 /** Reads the kind's price list. Run inside the snapshot that read `dataGeneration`. */
 export async function loadPriceTable(
-  client: RawClient,
+  client: IndexClient,
   kind: Kind,
   dataGeneration: number,
   timezone: string,
@@ -331,7 +331,7 @@ function rowOfEntry(prices: PriceTable, id: number): number {
 
 /** The ids the change log holds for a kind's source (`p` entries, `s` SKUs) after generation `after`, up to `upTo`. */
 export async function changedIds(
-  client: RawClient,
+  client: IndexClient,
   kind: Kind,
   source: 'p' | 's',
   after: number,
@@ -349,7 +349,7 @@ const idArray = (ids: readonly number[]) => `'{${ids.map((id) => String(Math.tru
 
 /** Reads rows through COPY as they come: per column its values, per id column its ids. */
 async function readRows(
-  client: RawClient,
+  client: IndexClient,
   select: string,
   specs: readonly ColumnSpec[],
   idCount: number,
@@ -371,7 +371,7 @@ async function readRows(
 }
 
 /** `changes` merged into `table`, with the normal forms of new non-ASCII values from the database. */
-async function merged(client: RawClient, table: IdentifiedTable, changes: RowChanges, order: readonly string[]) {
+async function merged(client: IndexClient, table: IdentifiedTable, changes: RowChanges, order: readonly string[]) {
   const forms = await databaseForms(client, newNonAsciiValues(table, changes))
   return mergeRows(table, changes, order, forms)
 }
@@ -382,7 +382,7 @@ async function merged(client: RawClient, table: IdentifiedTable, changes: RowCha
  * `dataGeneration`. Keeps the SKU → entry pairing of `matview` up to date.
  */
 export async function applyPriceChanges(
-  client: RawClient,
+  client: IndexClient,
   kind: Kind,
   prices: PriceTable,
   ids: readonly number[],
@@ -415,7 +415,7 @@ export async function applyPriceChanges(
  * Run inside the snapshot that read `versions`.
  */
 export async function applyMatviewChanges(
-  client: RawClient,
+  client: IndexClient,
   kind: Kind,
   matview: MatviewTable,
   changed: { readonly entries: readonly number[]; readonly skus: readonly number[] },

@@ -32,11 +32,24 @@ eachDatabase('search index in the service', (ctx) => {
   test('readiness is DOWN while the first load runs, UP once every kind is loaded', async () => {
     app().searchIndex.start()
     assert.equal(app().searchIndex.warming, true)
-    assert.equal((await app().inject({ method: 'GET', url: '/actuator/health/readiness' })).statusCode, 503)
+    const loading = await app().inject({ method: 'GET', url: '/actuator/health/readiness' })
+    assert.equal(loading.statusCode, 503)
+    const during = loading.json().components.searchIndex
+    assert.equal(during.status, 'DOWN')
+    assert.equal(during.details.state, 'loading')
+    assert.equal(during.details.kinds, 7)
+    assert.ok(during.details.kindsLoaded < 7, 'not every kind is loaded yet')
+    // Searches sent meanwhile are answered (from SQL), not refused.
+    assert.equal((await frames(app())).statusCode, 200)
     const deadline = Date.now() + 60_000
     while (app().searchIndex.warming && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
     assert.equal(app().searchIndex.loaded, true)
-    assert.equal((await app().inject({ method: 'GET', url: '/actuator/health/readiness' })).statusCode, 200)
+    const ready = await app().inject({ method: 'GET', url: '/actuator/health/readiness' })
+    assert.equal(ready.statusCode, 200)
+    assert.deepEqual(ready.json().components.searchIndex, {
+      status: 'UP',
+      details: { state: 'loaded', kindsLoaded: 7, kinds: 7, reading: [] },
+    })
   })
 
   test('a loaded index answers; a write shows in the very next search, applied to the index by its changed rows', async () => {

@@ -9,7 +9,7 @@ import type { Facets } from '../facets.js'
 import type { ItemField, Kind } from '../kind.js'
 import { kinds as allKinds, glasses } from '../kinds.js'
 import { activeFilters, type ExactFilters, type FilterValues, type SearchRequest } from '../search-query.js'
-import type { FieldValues } from '../suggest.js'
+import { type FieldValues, rankSuggestions, type Suggestion } from '../suggest.js'
 import {
   applyMatviewChanges,
   applyPriceChanges,
@@ -28,7 +28,13 @@ import {
   searchTables,
   warmTables,
 } from './kind-index.js'
-import type { SearchIndexLoads, SearchIndexServed, SearchIndexService } from './service-types.js'
+import type {
+  SearchIndexAnswers,
+  SearchIndexLoads,
+  SearchIndexServed,
+  SearchIndexService,
+  SearchIndexStatus,
+} from './service-types.js'
 import { asciiNorm, compareCodePoints, normProbeCharacters, ProbedNorm } from './text.js'
 
 /*
@@ -45,7 +51,41 @@ import { asciiNorm, compareCodePoints, normProbeCharacters, ProbedNorm } from '.
  * otherwise keeps the index off (logged), every answer coming from SQL.
  */
 
-interface KindVersions {
+/** What a load reads through: one statement, or COPY's output. */
+export type IndexClient = Pick<RawClient, 'query' | 'copyOut'>
+
+/**
+ * What the index needs of the database: snapshots to load in, single reads, and (embedded) the kinds' versions
+ * kept as of the last committed write. The service's database gives it ({@link indexDatabaseOf}); on the index's
+ * own thread, messages to the service's thread do (index-thread.ts).
+ */
+export interface IndexDatabase {
+  readonly driver: Database['driver']
+  rawTransaction<T>(fn: (client: IndexClient) => Promise<T>, options?: { readonly read?: boolean }): Promise<T>
+  readonly readQuery: ReadQuery
+  /** The embedded database: the kinds' versions as of the last committed write; undefined: read them each time. */
+  readonly committedVersions?: (() => Promise<Map<string, KindVersions>>) | undefined
+}
+
+/** The index's view of the service's database. */
+export function indexDatabaseOf(db: Database): IndexDatabase {
+  const committed = db.committedRead?.(readVersions)
+  return {
+    driver: db.driver,
+    rawTransaction: (fn, options) => db.rawTransaction(fn, options),
+    readQuery: async <Row>(text: string, parameters?: readonly unknown[]) =>
+      (await db.read.executeQuery<Row>(CompiledQuery.raw(text, [...(parameters ?? [])]))).rows,
+    committedVersions: committed ? () => committed.current() : undefined,
+  }
+}
+
+/** A load of one kind starting to read a table in full, or ending (`done`). */
+export interface LoadEvent {
+  readonly kind: string
+  readonly phase: 'reading' | 'done'
+}
+
+export interface KindVersions {
   readonly dataGeneration: number
   readonly matviewVersion: number
   /** The data generation the matview's last refresh started from. */
@@ -66,6 +106,8 @@ interface KindState {
   /** While a load runs, settles when it starts reading a table in full (requests then go to SQL at once). */
   readingAnew?: Promise<void>
   startReading?: () => void
+  /** True while a load reads one of the kind's tables in full. */
+  reading?: boolean
 }
 
 /** Strings whose order the probe compares between the database and the index. */
@@ -91,11 +133,12 @@ const collationProbe = [
   '\uFF21',
 ]
 
-export class SearchIndex implements SearchIndexService {
+export class SearchIndex implements SearchIndexService, SearchIndexAnswers {
   readonly enabled: boolean
   readonly served: SearchIndexServed = { index: 0, sql: 0 }
   readonly loads: SearchIndexLoads = { read: 0, changes: 0 }
-  readonly #db: Database
+  readonly #db: IndexDatabase
+  readonly #onLoad: ((event: LoadEvent) => void) | undefined
   readonly #log: FastifyBaseLogger
   readonly #kinds: readonly Kind[]
   readonly #states = new Map<string, KindState>()
@@ -110,17 +153,35 @@ export class SearchIndex implements SearchIndexService {
   #closed = false
 
   constructor(
-    db: Database,
+    db: IndexDatabase | Database,
     log: FastifyBaseLogger,
-    options: { enabled: boolean; timezone: string; kinds?: readonly Kind[] },
+    options: {
+      enabled: boolean
+      timezone: string
+      kinds?: readonly Kind[]
+      /** Told when a kind starts reading a table in full and when its load ends. */
+      onLoad?: (event: LoadEvent) => void
+    },
   ) {
     this.enabled = options.enabled
     this.#timezone = options.timezone
-    this.#db = db
+    this.#db = 'readQuery' in db ? db : indexDatabaseOf(db)
+    this.#onLoad = options.onLoad
     this.#log = log
     this.#kinds = options.kinds ?? allKinds
     for (const kind of this.#kinds) this.#states.set(kind.path, {})
-    this.#versions = db.committedRead?.(readVersions) ?? new SharedRead(() => this.#readVersions())
+    const committed = this.#db.committedVersions
+    this.#versions = committed ? { current: committed } : new SharedRead(() => this.#readVersions())
+  }
+
+  get status(): SearchIndexStatus {
+    const states = [...this.#states.entries()]
+    return {
+      state: !this.enabled ? 'off' : this.#loadedOnce ? 'loaded' : 'loading',
+      kindsLoaded: states.filter(([, state]) => state.matview && state.prices).length,
+      kinds: states.length,
+      reading: states.filter(([, state]) => state.reading).map(([path]) => path),
+    }
   }
 
   get loaded(): boolean {
@@ -198,6 +259,21 @@ export class SearchIndex implements SearchIndexService {
       const values = fieldValueCounts(tables, field, byPriceList)
       if (!values) throw new NotIndexable('no such field in this mode')
       return values
+    })
+  }
+
+  /** The best `limit` suggestions for a normalised query, or undefined when SQL must answer. */
+  suggestions(
+    kind: Kind,
+    field: ItemField,
+    byPriceList: boolean,
+    query: string,
+    limit: number,
+  ): Promise<Suggestion[] | undefined> {
+    return this.#answer(kind, byPriceList, {}, (tables) => {
+      const values = fieldValueCounts(tables, field, byPriceList)
+      if (!values) throw new NotIndexable('no such field in this mode')
+      return rankSuggestions(values, query, limit)
     })
   }
 
@@ -353,7 +429,7 @@ export class SearchIndex implements SearchIndexService {
               how = 'changes'
               this.loads.changes++
             } else {
-              state.startReading?.()
+              this.#readAnew(kind, state)
               matview = await loadMatviewTable(client, kind, wanted)
               how = 'read'
               this.loads.read++
@@ -377,7 +453,7 @@ export class SearchIndex implements SearchIndexService {
               if (how !== 'read') how = 'changes'
               this.loads.changes++
             } else {
-              state.startReading?.()
+              this.#readAnew(kind, state)
               prices = await loadPriceTable(client, kind, wanted.dataGeneration, this.#timezone)
               how = 'read'
               this.loads.read++
@@ -403,6 +479,10 @@ export class SearchIndex implements SearchIndexService {
         { read: true },
       ),
     ).finally(() => {
+      if (state.reading) {
+        state.reading = false
+        this.#onLoad?.({ kind: kind.path, phase: 'done' })
+      }
       if (state.loading === loading) {
         state.loading = undefined
         state.startReading = undefined
@@ -412,9 +492,16 @@ export class SearchIndex implements SearchIndexService {
     return loading
   }
 
+  /** A load starts reading one of the kind's tables in full: requests go to SQL at once, and the host is told. */
+  #readAnew(kind: Kind, state: KindState): void {
+    state.startReading?.()
+    if (state.reading) return
+    state.reading = true
+    this.#onLoad?.({ kind: kind.path, phase: 'reading' })
+  }
+
   /** One statement on the read connections (the replica's when one is configured). */
-  readonly #readQuery: ReadQuery = async <Row>(text: string, parameters?: readonly unknown[]) =>
-    (await this.#db.read.executeQuery<Row>(CompiledQuery.raw(text, [...(parameters ?? [])]))).rows
+  readonly #readQuery: ReadQuery = (text, parameters) => this.#db.readQuery(text, parameters)
 
   #readVersions(): Promise<Map<string, KindVersions>> {
     return readVersions(this.#readQuery)
@@ -430,7 +517,7 @@ export class SearchIndex implements SearchIndexService {
     this.#usable ??= (async () => {
       const characters = normProbeCharacters()
       const { rows, norms } = await this.#db.rawTransaction(
-        async (client: RawClient) => ({
+        async (client: IndexClient) => ({
           rows: await client.query<{ ordered: string[] }>(
             'SELECT array_agg(value ORDER BY value) AS ordered FROM unnest($1::text[]) AS value',
             [collationProbe],
@@ -488,7 +575,7 @@ function versionsOf(rows: readonly VersionRow[]): Map<string, KindVersions> {
   )
 }
 
-async function readVersions(query: ReadQuery): Promise<Map<string, KindVersions>> {
+export async function readVersions(query: ReadQuery): Promise<Map<string, KindVersions>> {
   return versionsOf(
     await query<VersionRow>(
       'SELECT kind, data_generation, matview_version, refreshed_generation, changes_from FROM catalog_state',

@@ -1,0 +1,96 @@
+import { ProblemError } from '../../http/problem.js'
+import type { IndexedListing } from './kind-index.js'
+import type { SearchIndexLoads } from './service-types.js'
+
+/*
+ * The messages between the service's thread and the search index's own thread (index-thread.ts, index-worker.ts).
+ * Everything crosses by structured clone: plain objects, arrays, Maps, strings and numbers; a kind crosses as its
+ * path, a field as its name.
+ */
+
+/** The index's answers, as the service's thread asks for them. */
+export type IndexCall =
+  | { readonly method: 'search'; readonly kind: string; readonly request: unknown }
+  | {
+      readonly method: 'facets'
+      readonly kind: string
+      readonly byPriceList: boolean
+      readonly filters: unknown
+      readonly exact: readonly string[] | undefined
+    }
+  | { readonly method: 'listing'; readonly request: IndexedListing & { readonly timezone: string } }
+  | {
+      readonly method: 'suggestions'
+      readonly kind: string
+      readonly field: string
+      readonly byPriceList: boolean
+      readonly query: string
+      readonly limit: number
+    }
+  | { readonly method: 'catchUp' }
+  | { readonly method: 'close' }
+
+/** The service's thread to the index's. */
+export type ToIndex =
+  | ({ readonly type: 'call'; readonly id: number } & IndexCall)
+  | { readonly type: 'db-reply'; readonly id: number; readonly result?: unknown; readonly error?: CrossedError }
+
+/** What the index's thread asks of the database, through the service's thread. */
+export type DatabaseAsk =
+  | { readonly op: 'begin'; readonly read: boolean }
+  | { readonly op: 'query'; readonly tx: number; readonly text: string; readonly parameters: readonly unknown[] }
+  | { readonly op: 'copy'; readonly tx: number; readonly query: string }
+  | { readonly op: 'copy-next'; readonly copy: number }
+  | { readonly op: 'copy-close'; readonly copy: number }
+  | { readonly op: 'end'; readonly tx: number; readonly commit: boolean }
+  | { readonly op: 'read'; readonly text: string; readonly parameters: readonly unknown[] }
+  | { readonly op: 'versions' }
+
+/** The index's thread to the service's. */
+export type FromIndex =
+  | {
+      readonly type: 'reply'
+      readonly id: number
+      readonly result?: unknown
+      readonly error?: CrossedError
+      readonly loads: SearchIndexLoads
+    }
+  | ({ readonly type: 'db'; readonly id: number } & DatabaseAsk)
+  | { readonly type: 'load'; readonly kind: string; readonly phase: 'reading' | 'done'; readonly kindsLoaded: number }
+  | { readonly type: 'log'; readonly line: string }
+
+/**
+ * An error as it crosses: its message, the SQLSTATE `code` where the database gave one, and a refusal's problem
+ * (a request the index finds invalid is refused as it would be on the service's thread).
+ */
+export interface CrossedError {
+  readonly message: string
+  readonly problem?: { readonly status: number; readonly detail: string; readonly extra: ProblemError['extra'] }
+  readonly name?: string
+  readonly code?: string
+  readonly stack?: string
+}
+
+export function crossedError(error: unknown): CrossedError {
+  if (!(error instanceof Error)) return { message: String(error) }
+  if (error instanceof ProblemError) {
+    return { message: error.message, problem: { status: error.status, detail: error.detail, extra: error.extra } }
+  }
+  const code = 'code' in error ? error.code : undefined
+  return {
+    message: error.message,
+    name: error.name,
+    ...(typeof code === 'string' ? { code } : {}),
+    ...(error.stack ? { stack: error.stack } : {}),
+  }
+}
+
+/** The error again, on the receiving side. */
+export function uncrossedError(crossed: CrossedError): Error {
+  if (crossed.problem) return new ProblemError(crossed.problem.status, crossed.problem.detail, crossed.problem.extra)
+  const error = new Error(crossed.message)
+  if (crossed.name) error.name = crossed.name
+  if (crossed.code) Object.assign(error, { code: crossed.code })
+  if (crossed.stack) error.stack = crossed.stack
+  return error
+}

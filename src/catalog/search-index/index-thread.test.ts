@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { before, test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { pino } from 'pino'
+import { eachDatabase, poll } from '../../../test/harness.js'
+import { seedCatalogue } from '../../demo/demo-catalogue.js'
+import { glasses } from '../kinds.js'
+import { SearchIndexThread } from './index-thread.js'
+
+/*
+ * The index on its own thread: while that thread is busy building a table (held busy here as a million rows
+ * hold it), the service's thread keeps turning and every question is answered at once with "ask SQL"; once the
+ * load ends the index answers again. The answers themselves are the equality test's (search-index-equality.test.ts).
+ */
+
+const searchRequest = {
+  byPriceList: true,
+  filters: {},
+  page: { page: 0, size: 5, sort: [] },
+}
+
+const listingRequest = {
+  filter: {},
+  page: { page: 0, size: 5, sort: [] },
+  sortColumn: 'ID' as const,
+  sortDirection: 'ASC' as const,
+  timezone: 'UTC',
+}
+
+const brand = glasses.itemFields.find((field) => field.name === 'brand')
+
+eachDatabase('the search index on its own thread', (ctx) => {
+  before(async () => {
+    await seedCatalogue(ctx.db, { scale: 300, kinds: [glasses] })
+  })
+
+  test('while the index thread builds a table, the service thread is never held and SQL answers at once', async () => {
+    assert.ok(brand, 'glasses have a brand field')
+    const thread = new SearchIndexThread(ctx.db, pino({ level: 'silent' }), { timezone: 'UTC', holdFirstReadMs: 2_000 })
+    const delay = monitorEventLoopDelay({ resolution: 5 })
+    try {
+      const loading = thread.catchUp()
+      await poll(
+        async () => thread.status.reading.length,
+        (reading) => reading > 0,
+        'the index thread reading a table',
+        5,
+      )
+      assert.equal(thread.status.state, 'loading')
+      delay.enable()
+      const started = performance.now()
+      const answers = await Promise.all([
+        thread.search(glasses, searchRequest),
+        thread.facets(glasses, true, {}),
+        thread.listing(listingRequest),
+        thread.suggestions(glasses, brand, false, 'ra', 5),
+      ])
+      const waited = performance.now() - started
+      assert.deepEqual(answers, [undefined, undefined, undefined, undefined], 'SQL answers while the index builds')
+      assert.ok(waited < 250, `answered in ${Math.round(waited)} ms, not after the build`)
+      assert.equal(thread.served.sql, 4)
+      // The service's thread keeps turning while the index's thread is held.
+      await sleep(500)
+      delay.disable()
+      assert.ok(thread.status.reading.length > 0, 'still building')
+      assert.ok(delay.max / 1e6 < 150, `the service thread was held ${Math.round(delay.max / 1e6)} ms`)
+
+      await loading
+      assert.deepEqual(thread.status, { state: 'loaded', kindsLoaded: 7, kinds: 7, reading: [] })
+      const page = await thread.search(glasses, searchRequest)
+      assert.ok(page, 'the index answers once loaded')
+      assert.equal(page.content.length, 5)
+      const suggested = await thread.suggestions(glasses, brand, false, 'ra', 5)
+      assert.ok(suggested && suggested.length > 0, 'suggestions come from the index')
+      assert.equal(thread.served.index, 2)
+      assert.ok(thread.loads.read >= 2, 'the loads are counted on the service thread')
+    } finally {
+      delay.disable()
+      await thread.close()
+    }
+  })
+
+  test('an invalid question is refused as the service thread would refuse it, not as an internal error', async () => {
+    const thread = new SearchIndexThread(ctx.db, pino({ level: 'silent' }), { timezone: 'UTC' })
+    try {
+      await thread.catchUp()
+      await assert.rejects(
+        thread.search(glasses, {
+          ...searchRequest,
+          page: { page: 0, size: 5, sort: [{ property: 'id', direction: 'asc', ignoreCase: false }] },
+        }),
+        (error: unknown) => {
+          assert.ok(error instanceof Error)
+          assert.equal(error.name, 'ProblemError')
+          assert.match(error.message, /cannot sort by 'id'/)
+          return true
+        },
+      )
+    } finally {
+      await thread.close()
+    }
+  })
+})

@@ -1,0 +1,383 @@
+import { Worker } from 'node:worker_threads'
+import type { FastifyBaseLogger } from 'fastify'
+import { CompiledQuery } from 'kysely'
+import type { Database, RawClient } from '../../db/database.js'
+import { outsideRequest } from '../../db/request-work.js'
+import type { GlassPriceListItem } from '../../glass-prices/glass-price-schemas.js'
+import type { Page } from '../../http/page.js'
+import type { Facets } from '../facets.js'
+import type { ItemField, Kind } from '../kind.js'
+import { kinds } from '../kinds.js'
+import type { ExactFilters, FilterValues, SearchRequest } from '../search-query.js'
+import type { Suggestion } from '../suggest.js'
+import {
+  crossedError,
+  type DatabaseAsk,
+  type FromIndex,
+  type IndexCall,
+  type ToIndex,
+  uncrossedError,
+} from './index-protocol.js'
+import type { IndexedListing } from './kind-index.js'
+import { readVersions } from './search-index.js'
+import type {
+  SearchIndexAnswers,
+  SearchIndexLoads,
+  SearchIndexServed,
+  SearchIndexService,
+  SearchIndexStatus,
+} from './service-types.js'
+
+/*
+ * The search index on a thread of its own (index-worker.ts runs it). Loading a kind at a million rows is tens of
+ * seconds of computation (parsing COPY's output, sorting, building postings and n-gram indexes), some steps
+ * seconds long in one piece; on the service's thread every request, a health probe included, waited behind them.
+ * Here the service's thread only relays: the index's statements and COPY's output to its thread, the requests'
+ * questions to it and its answers back. While a kind's table is read in full, the index answers nothing (its
+ * thread is busy building), so every request meanwhile is answered from SQL at once, never queued behind the build.
+ */
+
+/** What the index's thread is given at its start. */
+export interface IndexThreadOptions {
+  readonly driver: Database['driver']
+  readonly timezone: string
+  /** The embedded database: the kinds' versions are asked of the service's thread, kept as of the last write. */
+  readonly committedVersions: boolean
+  /**
+   * Tests: the first time a table is read in full, the thread holds itself busy this long (as building the tables of a
+   * million rows does), to show that the service's thread goes on meanwhile.
+   */
+  readonly holdFirstReadMs?: number | undefined
+}
+
+/** How much of COPY's output crosses in one message (whole chunks, so a little more). */
+const COPY_SLICE_CHARACTERS = 1 << 16
+/** How long closing waits for the index's thread to end its loads before it is stopped. */
+const CLOSE_WAIT_MS = 10_000
+
+const levelNames: Record<number, 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal'> = {
+  10: 'trace',
+  20: 'debug',
+  30: 'info',
+  40: 'warn',
+  50: 'error',
+  60: 'fatal',
+}
+
+/** Thrown into a relayed transaction the index's thread asked to roll back. */
+class RolledBack extends Error {
+  override name = 'RolledBack'
+}
+
+interface Relayed {
+  readonly client: RawClient
+  readonly finish: (commit: boolean) => void
+  readonly ended: Promise<void>
+}
+
+/** The worker: the built module, or (run from the sources, as tests are) the TypeScript one through tsx. */
+function startWorker(options: IndexThreadOptions): Worker {
+  if (!import.meta.url.endsWith('.ts'))
+    return new Worker(new URL('./index-worker.js', import.meta.url), { workerData: options })
+  // A worker thread gets no module hooks of its own: it registers tsx's before it loads the TypeScript module.
+  const source = new URL('./index-worker.ts', import.meta.url).href
+  const tsx = import.meta.resolve('tsx/esm/api')
+  return new Worker(
+    `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}) })`,
+    { eval: true, workerData: options },
+  )
+}
+
+export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers {
+  readonly enabled = true
+  readonly served: SearchIndexServed = { index: 0, sql: 0 }
+  readonly loads: SearchIndexLoads = { read: 0, changes: 0 }
+  readonly #db: Database
+  readonly #log: FastifyBaseLogger
+  readonly #worker: Worker
+  readonly #pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>()
+  readonly #transactions = new Map<number, Relayed>()
+  readonly #copies = new Map<number, AsyncIterator<string>>()
+  readonly #reading = new Set<string>()
+  readonly #committed: { current(): Promise<unknown> } | undefined
+  #nextId = 1
+  #kindsLoaded = 0
+  #loadedOnce = false
+  #warming = false
+  #failed: Error | undefined
+  #closed = false
+
+  constructor(
+    db: Database,
+    log: FastifyBaseLogger,
+    options: { readonly timezone: string; readonly holdFirstReadMs?: number },
+  ) {
+    this.#db = db
+    this.#log = log
+    this.#committed = db.committedRead?.(readVersions)
+    this.#worker = startWorker({
+      driver: db.driver,
+      timezone: options.timezone,
+      committedVersions: this.#committed !== undefined,
+      holdFirstReadMs: options.holdFirstReadMs,
+    })
+    // The thread never keeps the process alive by itself; closing the service ends it.
+    this.#worker.unref()
+    this.#worker.on('message', (message: FromIndex) => this.#received(message))
+    this.#worker.on('error', (error) => this.#fail(error))
+    this.#worker.on('exit', (code) => {
+      if (!this.#closed) this.#fail(new Error(`the search index's thread exited (code ${code})`))
+    })
+  }
+
+  get loaded(): boolean {
+    return this.#loadedOnce
+  }
+
+  get warming(): boolean {
+    return this.#warming
+  }
+
+  get status(): SearchIndexStatus {
+    return {
+      state: this.#failed ? 'failed' : this.#loadedOnce ? 'loaded' : 'loading',
+      kindsLoaded: this.#kindsLoaded,
+      kinds: kinds.length,
+      reading: [...this.#reading],
+    }
+  }
+
+  start(): void {
+    if (this.#closed || this.#failed) return
+    this.#warming = true
+    const started = performance.now()
+    this.catchUp()
+      .then(() => this.#log.info({ ms: Math.round(performance.now() - started) }, 'search index loaded'))
+      .catch((error: unknown) => this.#log.error({ err: error }, 'search index: the first load failed'))
+      .finally(() => {
+        this.#warming = false
+      })
+  }
+
+  async catchUp(): Promise<void> {
+    if (this.#closed || this.#failed) return
+    await this.#call({ method: 'catchUp' })
+    this.#loadedOnce = true
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    if (!this.#failed) {
+      let timer: NodeJS.Timeout | undefined
+      await Promise.race([
+        this.#call({ method: 'close' }).catch(() => {}),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, CLOSE_WAIT_MS)
+        }),
+      ])
+      clearTimeout(timer)
+    }
+    await this.#worker.terminate()
+    await this.#endRelayed()
+  }
+
+  search(kind: Kind, request: SearchRequest): Promise<Page<Record<string, unknown>> | undefined> {
+    return this.#answer<Page<Record<string, unknown>>>({ method: 'search', kind: kind.path, request })
+  }
+
+  facets(kind: Kind, byPriceList: boolean, filters: FilterValues, exact?: ExactFilters): Promise<Facets | undefined> {
+    return this.#answer<Facets>({ method: 'facets', kind: kind.path, byPriceList, filters, exact })
+  }
+
+  listing(request: IndexedListing & { readonly timezone: string }): Promise<Page<GlassPriceListItem> | undefined> {
+    return this.#answer<Page<GlassPriceListItem>>({ method: 'listing', request })
+  }
+
+  suggestions(
+    kind: Kind,
+    field: ItemField,
+    byPriceList: boolean,
+    query: string,
+    limit: number,
+  ): Promise<Suggestion[] | undefined> {
+    return this.#answer<Suggestion[]>({
+      method: 'suggestions',
+      kind: kind.path,
+      field: field.name,
+      byPriceList,
+      query,
+      limit,
+    })
+  }
+
+  /** The index's answer, or undefined (SQL answers) while it is busy reading a table, stopped, or failed. */
+  async #answer<T>(call: IndexCall): Promise<T | undefined> {
+    if (this.#closed || this.#failed || this.#reading.size > 0) {
+      this.served.sql++
+      return undefined
+    }
+    let result: unknown
+    try {
+      result = await this.#call(call)
+    } catch (error) {
+      // The thread stopped meanwhile: SQL answers. An error of the answer itself is the request's.
+      if (this.#failed || this.#closed) {
+        this.served.sql++
+        return undefined
+      }
+      throw error
+    }
+    if (result === undefined) this.served.sql++
+    else this.served.index++
+    return result as T | undefined
+  }
+
+  #call(call: IndexCall): Promise<unknown> {
+    if (this.#failed) return Promise.reject(this.#failed)
+    const id = this.#nextId++
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject })
+      const message: ToIndex = { type: 'call', id, ...call }
+      this.#worker.postMessage(message)
+    })
+  }
+
+  #received(message: FromIndex): void {
+    switch (message.type) {
+      case 'reply': {
+        Object.assign(this.loads, message.loads)
+        const waiting = this.#pending.get(message.id)
+        this.#pending.delete(message.id)
+        if (message.error) waiting?.reject(uncrossedError(message.error))
+        else waiting?.resolve(message.result)
+        return
+      }
+      case 'load':
+        if (message.phase === 'reading') this.#reading.add(message.kind)
+        else this.#reading.delete(message.kind)
+        this.#kindsLoaded = message.kindsLoaded
+        return
+      case 'log':
+        this.#logLine(message.line)
+        return
+      case 'db': {
+        const { id } = message
+        outsideRequest(() => this.#database(message)).then(
+          (result) => this.#worker.postMessage({ type: 'db-reply', id, result } satisfies ToIndex),
+          (error: unknown) =>
+            this.#worker.postMessage({ type: 'db-reply', id, error: crossedError(error) } satisfies ToIndex),
+        )
+        return
+      }
+    }
+  }
+
+  /** Runs what the index's thread asks of the database. */
+  async #database(ask: DatabaseAsk): Promise<unknown> {
+    switch (ask.op) {
+      case 'begin':
+        return this.#begin(ask.read)
+      case 'query':
+        return this.#relayed(ask.tx).client.query(ask.text, ask.parameters)
+      case 'copy': {
+        const iterator = this.#relayed(ask.tx).client.copyOut(ask.query)[Symbol.asyncIterator]()
+        const copy = this.#nextId++
+        this.#copies.set(copy, iterator)
+        return copy
+      }
+      case 'copy-next': {
+        const iterator = this.#copies.get(ask.copy)
+        if (!iterator) throw new Error('no such COPY')
+        let text = ''
+        while (text.length < COPY_SLICE_CHARACTERS) {
+          const next = await iterator.next()
+          if (next.done) {
+            this.#copies.delete(ask.copy)
+            return { text, done: true }
+          }
+          text += next.value
+        }
+        return { text, done: false }
+      }
+      case 'copy-close': {
+        const iterator = this.#copies.get(ask.copy)
+        this.#copies.delete(ask.copy)
+        await iterator?.return?.()
+        return undefined
+      }
+      case 'end': {
+        const relayed = this.#relayed(ask.tx)
+        this.#transactions.delete(ask.tx)
+        relayed.finish(ask.commit)
+        await relayed.ended.catch((error: unknown) => {
+          if (!(error instanceof RolledBack)) throw error
+        })
+        return undefined
+      }
+      case 'read':
+        return (await this.#db.read.executeQuery(CompiledQuery.raw(ask.text, [...ask.parameters]))).rows
+      case 'versions':
+        if (!this.#committed) throw new Error('no committed versions here')
+        return this.#committed.current()
+    }
+  }
+
+  /** Opens a transaction held open for the index's thread until it asks to end it. */
+  #begin(read: boolean): Promise<number> {
+    const tx = this.#nextId++
+    return new Promise((resolve, reject) => {
+      const ended: Promise<void> = this.#db.rawTransaction(
+        (client) =>
+          new Promise<void>((commit, rollback) => {
+            this.#transactions.set(tx, {
+              client,
+              finish: (ok) => (ok ? commit() : rollback(new RolledBack('rolled back'))),
+              ended,
+            })
+            resolve(tx)
+          }),
+        { read },
+      )
+      // Failed before it opened (the database unreachable): the thread's load fails with the cause.
+      ended.catch((error: unknown) => {
+        if (!this.#transactions.has(tx)) reject(error)
+      })
+    })
+  }
+
+  #relayed(tx: number): Relayed {
+    const relayed = this.#transactions.get(tx)
+    if (!relayed) throw new Error('no such transaction')
+    return relayed
+  }
+
+  /** Rolls back what the thread left open (it stopped, or was stopped). */
+  async #endRelayed(): Promise<void> {
+    for (const iterator of this.#copies.values()) await iterator.return?.().catch(() => {})
+    this.#copies.clear()
+    const open = [...this.#transactions.values()]
+    this.#transactions.clear()
+    for (const relayed of open) relayed.finish(false)
+    await Promise.all(open.map((relayed) => relayed.ended.catch(() => {})))
+  }
+
+  #fail(error: Error): void {
+    if (this.#failed || this.#closed) return
+    this.#failed = error
+    this.#reading.clear()
+    this.#log.error({ err: error }, 'search index: its thread failed; every search is answered from SQL')
+    for (const waiting of this.#pending.values()) waiting.reject(error)
+    this.#pending.clear()
+    void this.#endRelayed()
+  }
+
+  #logLine(line: string): void {
+    try {
+      const { level, msg, ...fields } = JSON.parse(line) as { level: number; msg?: string } & Record<string, unknown>
+      this.#log[levelNames[level] ?? 'info'](fields, msg ?? '')
+    } catch {
+      this.#log.info(line)
+    }
+  }
+}

@@ -1,0 +1,140 @@
+import { parentPort, workerData } from 'node:worker_threads'
+import type { FastifyBaseLogger } from 'fastify'
+import { pino } from 'pino'
+import type { ReadQuery } from '../../db/database.js'
+import { kindByPath } from '../kinds.js'
+import type { FilterValues, SearchRequest } from '../search-query.js'
+import {
+  crossedError,
+  type DatabaseAsk,
+  type FromIndex,
+  type IndexCall,
+  type ToIndex,
+  uncrossedError,
+} from './index-protocol.js'
+import type { IndexThreadOptions } from './index-thread.js'
+import { type IndexClient, type IndexDatabase, type KindVersions, SearchIndex } from './search-index.js'
+
+/*
+ * The search index's own thread (index-thread.ts explains why): holds the index, loads it, and answers what the
+ * service's thread asks. Its database is the service's, reached by messages: each statement and each slice of
+ * COPY's output crosses, so a load reads in one snapshot exactly as it would on the service's thread.
+ */
+
+const port = parentPort
+if (!port) throw new Error('index-worker.ts runs as a worker thread')
+const options: IndexThreadOptions = workerData
+
+let nextAsk = 1
+const asked = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>()
+const post = (message: FromIndex) => port.postMessage(message)
+
+function ask(question: DatabaseAsk): Promise<unknown> {
+  const id = nextAsk++
+  return new Promise((resolve, reject) => {
+    asked.set(id, { resolve, reject })
+    post({ type: 'db', id, ...question })
+  })
+}
+
+const readQuery: ReadQuery = async <Row>(text: string, parameters?: readonly unknown[]) =>
+  (await ask({ op: 'read', text, parameters: parameters ?? [] })) as Row[]
+
+const database: IndexDatabase = {
+  driver: options.driver,
+  readQuery,
+  committedVersions: options.committedVersions
+    ? async () => (await ask({ op: 'versions' })) as Map<string, KindVersions>
+    : undefined,
+  async rawTransaction(fn, transactionOptions) {
+    const tx = (await ask({ op: 'begin', read: transactionOptions?.read === true })) as number
+    const client: IndexClient = {
+      query: async <Row>(text: string, parameters?: readonly unknown[]) =>
+        (await ask({ op: 'query', tx, text, parameters: parameters ?? [] })) as Row[],
+      async *copyOut(query) {
+        const copy = (await ask({ op: 'copy', tx, query })) as number
+        let done = false
+        try {
+          while (!done) {
+            const slice = (await ask({ op: 'copy-next', copy })) as { text: string; done: boolean }
+            done = slice.done
+            if (slice.text !== '') yield slice.text
+          }
+        } finally {
+          if (!done) await ask({ op: 'copy-close', copy }).catch(() => {})
+        }
+      },
+    }
+    let result: Awaited<ReturnType<typeof fn>>
+    try {
+      result = await fn(client)
+    } catch (error) {
+      await ask({ op: 'end', tx, commit: false }).catch(() => {})
+      throw error
+    }
+    await ask({ op: 'end', tx, commit: true })
+    return result
+  },
+}
+
+// Every line crosses to the service's logger, which writes it as its own at the level it is set to now.
+const log: FastifyBaseLogger = pino(
+  { level: 'trace', base: undefined, timestamp: false },
+  { write: (line: string) => post({ type: 'log', line }) },
+)
+
+let hold = options.holdFirstReadMs ?? 0
+
+const index = new SearchIndex(database, log, {
+  enabled: true,
+  timezone: options.timezone,
+  onLoad: ({ kind, phase }) => {
+    post({ type: 'load', kind, phase, kindsLoaded: index.status.kindsLoaded })
+    if (phase === 'reading' && hold > 0) {
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, hold)
+      hold = 0
+    }
+  },
+})
+
+function kindOf(path: string) {
+  const kind = kindByPath.get(path)
+  if (!kind) throw new Error(`no kind '${path}'`)
+  return kind
+}
+
+async function answer(call: IndexCall): Promise<unknown> {
+  switch (call.method) {
+    case 'search':
+      return index.search(kindOf(call.kind), call.request as SearchRequest)
+    case 'facets':
+      return index.facets(kindOf(call.kind), call.byPriceList, call.filters as FilterValues, call.exact)
+    case 'listing':
+      return index.listing(call.request)
+    case 'suggestions': {
+      const kind = kindOf(call.kind)
+      const field = kind.itemFields.find((candidate) => candidate.name === call.field)
+      if (!field) return undefined
+      return index.suggestions(kind, field, call.byPriceList, call.query, call.limit)
+    }
+    case 'catchUp':
+      return index.catchUp()
+    case 'close':
+      return index.close()
+  }
+}
+
+port.on('message', (message: ToIndex) => {
+  if (message.type === 'db-reply') {
+    const waiting = asked.get(message.id)
+    asked.delete(message.id)
+    if (message.error) waiting?.reject(uncrossedError(message.error))
+    else waiting?.resolve(message.result)
+    return
+  }
+  const { id } = message
+  answer(message).then(
+    (result) => post({ type: 'reply', id, result, loads: { ...index.loads } }),
+    (error: unknown) => post({ type: 'reply', id, error: crossedError(error), loads: { ...index.loads } }),
+  )
+})
