@@ -79,6 +79,84 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/actuator/loggers": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** The loggers and their levels, as Spring Boot lists them */
+        readonly get: operations["loggers"];
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/actuator/loggers/{name}": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** The levels of one logger */
+        readonly get: operations["logger"];
+        readonly put?: never;
+        /**
+         * Changes a logger's level at run time (until the service restarts)
+         * @description Takes effect at once for the logger and the loggers under it that have no level of their own; ROOT is the requests' level and every other's. null lets the logger follow its parent again (ROOT: back to LOG_LEVEL).
+         */
+        readonly post: operations["setLoggerLevel"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/actuator/metrics": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /**
+         * Names of the metrics, as Spring Boot's /actuator/metrics lists them
+         * @description The metrics of `/actuator/prometheus` under the names Micrometer gives them: the unit suffix (`_seconds`, `_bytes`) dropped for `baseUnit`, a counter without `_total`, dots for underscores (`http_server_requests_seconds` is `http.server.requests`).
+         */
+        readonly get: operations["metricNames"];
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/actuator/metrics/{name}": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /**
+         * One metric: its statistics, optionally for the series with the given tags, and its other tags
+         * @description As Spring Boot answers it: a counter is COUNT, a gauge VALUE, a histogram COUNT, TOTAL_TIME (TOTAL without a time unit) and MAX (the longest over the last one to two minutes, where measured). Over several series the statistics add up, MAX is the largest. `?tag=key:value` (repeatable) keeps the series with those tags; none having them is a 404.
+         */
+        readonly get: operations["metric"];
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
     readonly "/actuator/prometheus": {
         readonly parameters: {
             readonly query?: never;
@@ -773,12 +851,25 @@ export interface operations {
                 };
                 content: {
                     readonly "application/json": {
-                        /** @description With a read replica: each server, as Spring Boot shows components */
-                        readonly components?: {
-                            readonly primary: {
+                        /** @description As Spring Boot shows components; the primary and the replica with a read replica */
+                        readonly components: {
+                            readonly primary?: {
                                 readonly status: "UP" | "DOWN";
                             };
-                            readonly readReplica: {
+                            readonly readReplica?: {
+                                readonly status: "UP" | "DOWN";
+                            };
+                            /** @description The in-memory search index: DOWN while its first load runs */
+                            readonly searchIndex: {
+                                readonly details: {
+                                    readonly kinds: number;
+                                    /** @description Kinds whose tables the index holds now */
+                                    readonly kindsLoaded: number;
+                                    /** @description Kinds whose tables are being read in full now (their searches are answered from SQL meanwhile) */
+                                    readonly reading: readonly string[];
+                                    /** @description `loading` until every kind has been loaded once (searches are answered from SQL meanwhile); `failed`: the index stopped and every search is answered from SQL */
+                                    readonly state: "off" | "loading" | "loaded" | "failed";
+                                };
                                 readonly status: "UP" | "DOWN";
                             };
                         };
@@ -793,12 +884,25 @@ export interface operations {
                 };
                 content: {
                     readonly "application/json": {
-                        /** @description With a read replica: each server, as Spring Boot shows components */
-                        readonly components?: {
-                            readonly primary: {
+                        /** @description As Spring Boot shows components; the primary and the replica with a read replica */
+                        readonly components: {
+                            readonly primary?: {
                                 readonly status: "UP" | "DOWN";
                             };
-                            readonly readReplica: {
+                            readonly readReplica?: {
+                                readonly status: "UP" | "DOWN";
+                            };
+                            /** @description The in-memory search index: DOWN while its first load runs */
+                            readonly searchIndex: {
+                                readonly details: {
+                                    readonly kinds: number;
+                                    /** @description Kinds whose tables the index holds now */
+                                    readonly kindsLoaded: number;
+                                    /** @description Kinds whose tables are being read in full now (their searches are answered from SQL meanwhile) */
+                                    readonly reading: readonly string[];
+                                    /** @description `loading` until every kind has been loaded once (searches are answered from SQL meanwhile); `failed`: the index stopped and every search is answered from SQL */
+                                    readonly state: "off" | "loading" | "loaded" | "failed";
+                                };
                                 readonly status: "UP" | "DOWN";
                             };
                         };
@@ -846,6 +950,297 @@ export interface operations {
             };
         };
     };
+    readonly loggers: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** @description OK */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": {
+                        /** @description The levels a logger may be given, most quiet first */
+                        readonly levels: readonly ("OFF" | "ERROR" | "WARN" | "INFO" | "DEBUG" | "TRACE")[];
+                        /** @description Every logger by name: ROOT (the requests and everything else), then the named parts and their prefixes */
+                        readonly loggers: {
+                            readonly [key: string]: {
+                                /** @description The level set on this logger; null where it follows its parent (ROOT always has one) */
+                                readonly configuredLevel: ("OFF" | "ERROR" | "WARN" | "INFO" | "DEBUG" | "TRACE") | null;
+                                /** @enum {string} */
+                                readonly effectiveLevel: "OFF" | "ERROR" | "WARN" | "INFO" | "DEBUG" | "TRACE";
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            readonly 401: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            readonly 403: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    readonly logger: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                /**
+                 * @description ROOT, or a name of `GET /actuator/loggers`
+                 * @example ROOT
+                 */
+                readonly name: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** @description OK */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": {
+                        /** @description The level set on this logger; null where it follows its parent (ROOT always has one) */
+                        readonly configuredLevel: ("OFF" | "ERROR" | "WARN" | "INFO" | "DEBUG" | "TRACE") | null;
+                        /** @enum {string} */
+                        readonly effectiveLevel: "OFF" | "ERROR" | "WARN" | "INFO" | "DEBUG" | "TRACE";
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            readonly 401: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            readonly 403: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            readonly 404: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    readonly setLoggerLevel: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                /**
+                 * @description ROOT, or a name of `GET /actuator/loggers`
+                 * @example ROOT
+                 */
+                readonly name: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                /**
+                 * @example {
+                 *       "configuredLevel": "DEBUG"
+                 *     }
+                 */
+                readonly "application/json": {
+                    /**
+                     * @description One of OFF, ERROR, WARN, INFO, DEBUG, TRACE (any case), or null: follow the parent again (ROOT: LOG_LEVEL)
+                     * @example DEBUG
+                     */
+                    readonly configuredLevel: string | null;
+                };
+            };
+        };
+        readonly responses: {
+            /** @description The level is set */
+            readonly 204: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request */
+            readonly 400: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            readonly 401: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            readonly 403: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            readonly 404: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large */
+            readonly 413: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            readonly 415: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    readonly metricNames: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** @description OK */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": {
+                        /** @description The metrics that have a value, sorted */
+                        readonly names: readonly string[];
+                    };
+                };
+            };
+        };
+    };
+    readonly metric: {
+        readonly parameters: {
+            readonly query?: {
+                /**
+                 * @description Narrows the measurements to the series with this tag, `key:value`; repeatable (all must hold)
+                 * @example [
+                 *       "method:GET"
+                 *     ]
+                 */
+                readonly tag?: readonly string[];
+            };
+            readonly header?: never;
+            readonly path: {
+                /**
+                 * @description A name of `GET /actuator/metrics`
+                 * @example http.server.requests
+                 */
+                readonly name: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** @description OK */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": {
+                        /** @description The tags of the series measured, besides those asked for, with their values */
+                        readonly availableTags: readonly {
+                            readonly tag: string;
+                            readonly values: readonly string[];
+                        }[];
+                        /** @description `seconds`, `bytes`, or null */
+                        readonly baseUnit: string | null;
+                        readonly description: string | null;
+                        readonly measurements: readonly {
+                            /** @enum {string} */
+                            readonly statistic: "COUNT" | "TOTAL" | "TOTAL_TIME" | "MAX" | "VALUE";
+                            readonly value: number;
+                        }[];
+                        readonly name: string;
+                    };
+                };
+            };
+            /** @description Bad Request */
+            readonly 400: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            readonly 404: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     readonly prometheus: {
         readonly parameters: {
             readonly query?: never;
@@ -878,32 +1273,41 @@ export interface operations {
         };
         readonly requestBody: {
             readonly content: {
+                /**
+                 * @example {
+                 *       "manufacturer": "EssilorLuxottica",
+                 *       "brand": "Ray-Ban",
+                 *       "model": "RB5154 Clubmaster",
+                 *       "price": 14990,
+                 *       "purchase": 6200
+                 *     }
+                 */
                 readonly "application/json": {
                     /**
                      * @description Brand; a key: invisible characters removed, no-break spaces made spaces, NFKC, Latin/Cyrillic look-alikes in one script per word, trimmed, 1–255 characters; bidi controls and unpaired surrogates are refused
-                     * @example Safilo
+                     * @example Ray-Ban
                      */
                     readonly brand: string;
                     /**
                      * @description Manufacturer; a key: invisible characters removed, no-break spaces made spaces, NFKC, Latin/Cyrillic look-alikes in one script per word, trimmed, 1–255 characters; bidi controls and unpaired surrogates are refused
-                     * @example Safilo
+                     * @example EssilorLuxottica
                      */
                     readonly manufacturer: string;
                     /**
                      * @description Model; a key: invisible characters removed, no-break spaces made spaces, NFKC, Latin/Cyrillic look-alikes in one script per word, trimmed, 1–255 characters; bidi controls and unpaired surrogates are refused
-                     * @example Safilo
+                     * @example RB5154 Clubmaster
                      */
                     readonly model: string;
                     /**
                      * Format: decimal
                      * @description Retail price, roubles: 0 … 99999999.99, at most 2 decimals (a number or a numeric string)
-                     * @example 11990
+                     * @example 14990
                      */
                     readonly price: number | string;
                     /**
                      * Format: decimal
                      * @description Purchase price, roubles: 0 … 99999999.99, at most 2 decimals (a number or a numeric string)
-                     * @example 11990
+                     * @example 6200
                      */
                     readonly purchase: number | string;
                 } & {
@@ -1124,32 +1528,41 @@ export interface operations {
         };
         readonly requestBody: {
             readonly content: {
+                /**
+                 * @example {
+                 *       "manufacturer": "EssilorLuxottica",
+                 *       "brand": "Ray-Ban",
+                 *       "model": "RB5154 Clubmaster",
+                 *       "price": 14990,
+                 *       "purchase": 6200
+                 *     }
+                 */
                 readonly "application/json": {
                     /**
                      * @description Brand; a key: invisible characters removed, no-break spaces made spaces, NFKC, Latin/Cyrillic look-alikes in one script per word, trimmed, 1–255 characters; bidi controls and unpaired surrogates are refused
-                     * @example Safilo
+                     * @example Ray-Ban
                      */
                     readonly brand: string;
                     /**
                      * @description Manufacturer; a key: invisible characters removed, no-break spaces made spaces, NFKC, Latin/Cyrillic look-alikes in one script per word, trimmed, 1–255 characters; bidi controls and unpaired surrogates are refused
-                     * @example Safilo
+                     * @example EssilorLuxottica
                      */
                     readonly manufacturer: string;
                     /**
                      * @description Model; a key: invisible characters removed, no-break spaces made spaces, NFKC, Latin/Cyrillic look-alikes in one script per word, trimmed, 1–255 characters; bidi controls and unpaired surrogates are refused
-                     * @example Safilo
+                     * @example RB5154 Clubmaster
                      */
                     readonly model: string;
                     /**
                      * Format: decimal
                      * @description Retail price, roubles: 0 … 99999999.99, at most 2 decimals (a number or a numeric string)
-                     * @example 11990
+                     * @example 14990
                      */
                     readonly price: number | string;
                     /**
                      * Format: decimal
                      * @description Purchase price, roubles: 0 … 99999999.99, at most 2 decimals (a number or a numeric string)
-                     * @example 11990
+                     * @example 6200
                      */
                     readonly purchase: number | string;
                 } & {
@@ -1807,43 +2220,72 @@ export interface operations {
     readonly exportGlassPrices: {
         readonly parameters: {
             readonly query?: {
-                /** @description Case-insensitive substring, read as keys are written (invisible characters removed, no-break spaces made spaces, NFKC, Latin/Cyrillic look-alikes in one script per word); blank = no filter */
+                /**
+                 * @description Case-insensitive substring, read as keys are written (invisible characters removed, no-break spaces made spaces, NFKC, Latin/Cyrillic look-alikes in one script per word); blank = no filter
+                 * @example Ray-Ban
+                 */
                 readonly brand?: string;
-                /** @description Text filters compared whole rather than as substrings (beyond the contract): their normal forms equal (trimmed, case and ё/е ignored, no-break spaces as spaces), e.g. exact=brand&exact=model. Allowed: manufacturer, brand, model */
+                /**
+                 * @description Text filters compared whole rather than as substrings (beyond the contract): their normal forms equal (trimmed, case and ё/е ignored, no-break spaces as spaces), e.g. exact=brand&exact=model. Allowed: manufacturer, brand, model
+                 * @example [
+                 *       "brand"
+                 *     ]
+                 */
                 readonly exact?: readonly ("manufacturer" | "brand" | "model")[];
-                /** @description CSV for Excel with Russian settings: `;`, decimal comma and a BOM (ignored for xlsx) */
+                /**
+                 * @description CSV for Excel with Russian settings: `;`, decimal comma and a BOM (ignored for xlsx)
+                 * @example false
+                 */
                 readonly excel?: boolean;
-                /** @description csv (default) or xlsx */
+                /**
+                 * @description csv (default) or xlsx
+                 * @example csv
+                 */
                 readonly format?: "csv" | "xlsx";
-                /** @description The header’s language: `en` (default) the API names (`manufacturer`, `price`), `ru` the Russian ones (`Производитель`, `Цена`); the upload reads both */
+                /**
+                 * @description The header’s language: `en` (default) the API names (`manufacturer`, `price`), `ru` the Russian ones (`Производитель`, `Цена`); the upload reads both
+                 * @example en
+                 */
                 readonly headers?: "en" | "ru";
-                /** @description Case-insensitive substring, read as keys are written (invisible characters removed, no-break spaces made spaces, NFKC, Latin/Cyrillic look-alikes in one script per word); blank = no filter */
+                /**
+                 * @description Case-insensitive substring, read as keys are written (invisible characters removed, no-break spaces made spaces, NFKC, Latin/Cyrillic look-alikes in one script per word); blank = no filter
+                 * @example EssilorLuxottica
+                 */
                 readonly manufacturer?: string;
-                /** @description Case-insensitive substring, read as keys are written (invisible characters removed, no-break spaces made spaces, NFKC, Latin/Cyrillic look-alikes in one script per word); blank = no filter */
+                /**
+                 * @description Case-insensitive substring, read as keys are written (invisible characters removed, no-break spaces made spaces, NFKC, Latin/Cyrillic look-alikes in one script per word); blank = no filter
+                 * @example RX
+                 */
                 readonly model?: string;
                 /**
                  * @description Retail price ≥ this (inclusive)
-                 * @example 1500
+                 * @example 5000
                  */
                 readonly priceFrom?: string;
                 /**
                  * @description Retail price ≤ this (inclusive)
-                 * @example 1500
+                 * @example 30000
                  */
                 readonly priceTo?: string;
                 /**
                  * @description Purchase price ≥ this (inclusive)
-                 * @example 1500
+                 * @example 1000
                  */
                 readonly purchaseFrom?: string;
                 /**
                  * @description Purchase price ≤ this (inclusive)
-                 * @example 1500
+                 * @example 20000
                  */
                 readonly purchaseTo?: string;
-                /** @description As the listing: ID (default) | PARAMETERS | … */
+                /**
+                 * @description As the listing: ID (default) | PARAMETERS | …
+                 * @example PARAMETERS
+                 */
                 readonly sortColumn?: "ID" | "PARAMETERS" | "PRICE" | "PURCHASE";
-                /** @description ASC (default) | DESC */
+                /**
+                 * @description ASC (default) | DESC
+                 * @example ASC
+                 */
                 readonly sortDirection?: "ASC" | "DESC";
             };
             readonly header?: never;
@@ -1912,34 +2354,55 @@ export interface operations {
     readonly importGlassPrices: {
         readonly parameters: {
             readonly query?: {
-                /** @description mode=replace from a file whose rows all share a brand or manufacturer that other entries lack (a filtered export): the number of entries it deletes, as the 409 without it says */
+                /**
+                 * @description mode=replace from a file whose rows all share a brand or manufacturer that other entries lack (a filtered export): the number of entries it deletes, as the 409 without it says
+                 * @example 0
+                 */
                 readonly confirmDeletes?: number;
-                /** @description true: check the file, write nothing */
+                /**
+                 * @description true: check the file, write nothing
+                 * @example true
+                 */
                 readonly dryRun?: boolean;
                 /**
                  * @description When the upload takes effect, ISO 8601 with an offset (2026-12-01T09:00:00+03:00). In the future: the file is checked now as by dryRun (problems and conflicts refuse it at once), stored, and applied then with the mode and conflict choices given here (202 with the scheduled change, `Location` naming it; cancel it with DELETE …/scheduled/{id}); conflicts are judged again then, and a file that no longer fits fails, nothing written. Absent, empty or past: applied now. Ignored by dryRun
                  * @example 2026-12-01T09:00:00+03:00
                  */
                 readonly effectiveAt?: string;
-                /** @description The file’s name, shown with a scheduled upload */
+                /**
+                 * @description The file’s name, shown with a scheduled upload
+                 * @example glass-prices.csv
+                 */
                 readonly fileName?: string;
-                /** @description append (default): add the rows, a key already in the list is a problem; upsert: update the prices of the entries whose manufacturer, brand and model are in the list (same ids, history kept), add the others, delete nothing; replace: the file replaces the whole price list */
+                /**
+                 * @description append (default): add the rows, a key already in the list is a problem; upsert: update the prices of the entries whose manufacturer, brand and model are in the list (same ids, history kept), add the others, delete nothing; replace: the file replaces the whole price list
+                 * @example upsert
+                 */
                 readonly mode?: "append" | "upsert" | "replace";
-                /** @description mode=upsert from a file with versions (an export): write the file’s prices over the entries changed since the export too, when there are exactly this many of them (the check’s `conflicts`); another number → 409, nothing written */
+                /**
+                 * @description mode=upsert from a file with versions (an export): write the file’s prices over the entries changed since the export too, when there are exactly this many of them (the check’s `conflicts`); another number → 409, nothing written
+                 * @example 0
+                 */
                 readonly overwriteConflicts?: number;
                 /**
                  * @description Zero-based page number (lenient, as Spring: not a number or negative → 0)
                  * @example 0
                  */
                 readonly page?: string | readonly string[];
-                /** @description true: the same as mode=replace (kept for older clients) */
+                /**
+                 * @description true: the same as mode=replace (kept for older clients)
+                 * @example false
+                 */
                 readonly replace?: boolean;
                 /**
                  * @description Page size, default 20; below 1 → default, above MAX_PAGE_SIZE → MAX_PAGE_SIZE
                  * @example 20
                  */
                 readonly size?: string | readonly string[];
-                /** @description mode=upsert: leave the entries changed since the export as they are and write the other rows */
+                /**
+                 * @description mode=upsert: leave the entries changed since the export as they are and write the other rows
+                 * @example false
+                 */
                 readonly skipConflicts?: boolean;
             };
             readonly header?: {
@@ -1952,6 +2415,10 @@ export interface operations {
         readonly requestBody: {
             readonly content: {
                 readonly "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": unknown;
+                /**
+                 * @example manufacturer;brand;model;price;purchase
+                 *     EssilorLuxottica;Ray-Ban;RB5154 Clubmaster;14990,00;6200,00
+                 */
                 readonly "text/csv": unknown;
             };
         };
@@ -2385,7 +2852,10 @@ export interface operations {
             readonly query?: never;
             readonly header?: never;
             readonly path: {
-                /** @description The job id */
+                /**
+                 * @description The job id
+                 * @example 12
+                 */
                 readonly id: string;
             };
             readonly cookie?: never;
@@ -2503,13 +2973,27 @@ export interface operations {
     readonly listGlassPrices: {
         readonly parameters: {
             readonly query?: {
-                /** @description Case-insensitive substring, read as keys are written (invisible characters removed, no-break spaces made spaces, NFKC, Latin/Cyrillic look-alikes in one script per word); blank = no filter */
+                /**
+                 * @description Case-insensitive substring, read as keys are written (invisible characters removed, no-break spaces made spaces, NFKC, Latin/Cyrillic look-alikes in one script per word); blank = no filter
+                 * @example Ray-Ban
+                 */
                 readonly brand?: string;
-                /** @description Text filters compared whole rather than as substrings (beyond the contract): their normal forms equal (trimmed, case and ё/е ignored, no-break spaces as spaces), e.g. exact=brand&exact=model. Allowed: manufacturer, brand, model */
+                /**
+                 * @description Text filters compared whole rather than as substrings (beyond the contract): their normal forms equal (trimmed, case and ё/е ignored, no-break spaces as spaces), e.g. exact=brand&exact=model. Allowed: manufacturer, brand, model
+                 * @example [
+                 *       "brand"
+                 *     ]
+                 */
                 readonly exact?: readonly ("manufacturer" | "brand" | "model")[];
-                /** @description Case-insensitive substring, read as keys are written (invisible characters removed, no-break spaces made spaces, NFKC, Latin/Cyrillic look-alikes in one script per word); blank = no filter */
+                /**
+                 * @description Case-insensitive substring, read as keys are written (invisible characters removed, no-break spaces made spaces, NFKC, Latin/Cyrillic look-alikes in one script per word); blank = no filter
+                 * @example EssilorLuxottica
+                 */
                 readonly manufacturer?: string;
-                /** @description Case-insensitive substring, read as keys are written (invisible characters removed, no-break spaces made spaces, NFKC, Latin/Cyrillic look-alikes in one script per word); blank = no filter */
+                /**
+                 * @description Case-insensitive substring, read as keys are written (invisible characters removed, no-break spaces made spaces, NFKC, Latin/Cyrillic look-alikes in one script per word); blank = no filter
+                 * @example RX
+                 */
                 readonly model?: string;
                 /**
                  * @description Zero-based page number (lenient, as Spring: not a number or negative → 0)
@@ -2518,22 +3002,22 @@ export interface operations {
                 readonly page?: string | readonly string[];
                 /**
                  * @description Retail price ≥ this (inclusive)
-                 * @example 1500
+                 * @example 5000
                  */
                 readonly priceFrom?: string;
                 /**
                  * @description Retail price ≤ this (inclusive)
-                 * @example 1500
+                 * @example 30000
                  */
                 readonly priceTo?: string;
                 /**
                  * @description Purchase price ≥ this (inclusive)
-                 * @example 1500
+                 * @example 1000
                  */
                 readonly purchaseFrom?: string;
                 /**
                  * @description Purchase price ≤ this (inclusive)
-                 * @example 1500
+                 * @example 20000
                  */
                 readonly purchaseTo?: string;
                 /**
@@ -2541,9 +3025,15 @@ export interface operations {
                  * @example 20
                  */
                 readonly size?: string | readonly string[];
-                /** @description ID (default) | PARAMETERS (manufacturer, brand, model) | PRICE | PURCHASE */
+                /**
+                 * @description ID (default) | PARAMETERS (manufacturer, brand, model) | PRICE | PURCHASE
+                 * @example PRICE
+                 */
                 readonly sortColumn?: "ID" | "PARAMETERS" | "PRICE" | "PURCHASE";
-                /** @description ASC (default) | DESC */
+                /**
+                 * @description ASC (default) | DESC
+                 * @example DESC
+                 */
                 readonly sortDirection?: "ASC" | "DESC";
             };
             readonly header?: never;
@@ -2652,34 +3142,51 @@ export interface operations {
     readonly changeGlassPrices: {
         readonly parameters: {
             readonly query?: {
-                /** @description Case-insensitive substring, read as keys are written (invisible characters removed, no-break spaces made spaces, NFKC, Latin/Cyrillic look-alikes in one script per word); blank = no filter */
+                /**
+                 * @description Case-insensitive substring, read as keys are written (invisible characters removed, no-break spaces made spaces, NFKC, Latin/Cyrillic look-alikes in one script per word); blank = no filter
+                 * @example Ray-Ban
+                 */
                 readonly brand?: string;
-                /** @description true: answer what would change (counts and first rows) and write nothing */
+                /**
+                 * @description true: answer what would change (counts and first rows) and write nothing
+                 * @example true
+                 */
                 readonly dryRun?: boolean;
-                /** @description Text filters compared whole rather than as substrings (beyond the contract): their normal forms equal (trimmed, case and ё/е ignored, no-break spaces as spaces), e.g. exact=brand&exact=model. Allowed: manufacturer, brand, model */
+                /**
+                 * @description Text filters compared whole rather than as substrings (beyond the contract): their normal forms equal (trimmed, case and ё/е ignored, no-break spaces as spaces), e.g. exact=brand&exact=model. Allowed: manufacturer, brand, model
+                 * @example [
+                 *       "brand"
+                 *     ]
+                 */
                 readonly exact?: readonly ("manufacturer" | "brand" | "model")[];
-                /** @description Case-insensitive substring, read as keys are written (invisible characters removed, no-break spaces made spaces, NFKC, Latin/Cyrillic look-alikes in one script per word); blank = no filter */
+                /**
+                 * @description Case-insensitive substring, read as keys are written (invisible characters removed, no-break spaces made spaces, NFKC, Latin/Cyrillic look-alikes in one script per word); blank = no filter
+                 * @example EssilorLuxottica
+                 */
                 readonly manufacturer?: string;
-                /** @description Case-insensitive substring, read as keys are written (invisible characters removed, no-break spaces made spaces, NFKC, Latin/Cyrillic look-alikes in one script per word); blank = no filter */
+                /**
+                 * @description Case-insensitive substring, read as keys are written (invisible characters removed, no-break spaces made spaces, NFKC, Latin/Cyrillic look-alikes in one script per word); blank = no filter
+                 * @example RX
+                 */
                 readonly model?: string;
                 /**
                  * @description Retail price ≥ this (inclusive)
-                 * @example 1500
+                 * @example 5000
                  */
                 readonly priceFrom?: string;
                 /**
                  * @description Retail price ≤ this (inclusive)
-                 * @example 1500
+                 * @example 30000
                  */
                 readonly priceTo?: string;
                 /**
                  * @description Purchase price ≥ this (inclusive)
-                 * @example 1500
+                 * @example 1000
                  */
                 readonly purchaseFrom?: string;
                 /**
                  * @description Purchase price ≤ this (inclusive)
-                 * @example 1500
+                 * @example 20000
                  */
                 readonly purchaseTo?: string;
             };
@@ -2692,6 +3199,15 @@ export interface operations {
         };
         readonly requestBody: {
             readonly content: {
+                /**
+                 * @example {
+                 *       "priceTypeBase": "PURCHASE",
+                 *       "priceTypeChange": "RETAIL",
+                 *       "coefficient": 2.2,
+                 *       "round": "ENDS_90",
+                 *       "direction": "UP"
+                 *     }
+                 */
                 readonly "application/json": {
                     /**
                      * Format: decimal
@@ -3467,7 +3983,12 @@ export interface operations {
                  * @example 10
                  */
                 readonly size?: string | readonly string[];
-                /** @description Sort: retailPrice, category, model; e.g. retailPrice,desc */
+                /**
+                 * @description Sort: retailPrice, category, model; e.g. retailPrice,desc
+                 * @example [
+                 *       "retailPrice,desc"
+                 *     ]
+                 */
                 readonly sort?: readonly string[];
             };
             readonly header?: never;
@@ -3476,6 +3997,12 @@ export interface operations {
         };
         readonly requestBody: {
             readonly content: {
+                /**
+                 * @example {
+                 *       "byPriceList": false,
+                 *       "category": "Футляры"
+                 *     }
+                 */
                 readonly "application/json": {
                     /** @description true: search the price list; false: search the matview (priced SKUs) */
                     readonly byPriceList: boolean;
@@ -3597,6 +4124,12 @@ export interface operations {
         };
         readonly requestBody: {
             readonly content: {
+                /**
+                 * @example {
+                 *       "byPriceList": false,
+                 *       "category": "Футляры"
+                 *     }
+                 */
                 readonly "application/json": {
                     /** @description true: search the price list; false: search the matview (priced SKUs) */
                     readonly byPriceList: boolean;
@@ -3721,7 +4254,12 @@ export interface operations {
                  * @example 10
                  */
                 readonly size?: string | readonly string[];
-                /** @description Sort: retailPrice, manufacturer, name, wearingPeriod, color, packageQuantity, add, curvatureRadius, diameter, diameterFrom, diameterTo, dioptreFrom, dioptreTo, cylinderFrom, cylinderTo, axisFrom, axisTo; e.g. retailPrice,desc */
+                /**
+                 * @description Sort: retailPrice, manufacturer, name, wearingPeriod, color, packageQuantity, add, curvatureRadius, diameter, diameterFrom, diameterTo, dioptreFrom, dioptreTo, cylinderFrom, cylinderTo, axisFrom, axisTo; e.g. retailPrice,desc
+                 * @example [
+                 *       "retailPrice,desc"
+                 *     ]
+                 */
                 readonly sort?: readonly string[];
             };
             readonly header?: never;
@@ -3730,6 +4268,14 @@ export interface operations {
         };
         readonly requestBody: {
             readonly content: {
+                /**
+                 * @example {
+                 *       "byPriceList": false,
+                 *       "manufacturer": "Alcon",
+                 *       "name": "Dailies Total1",
+                 *       "dioptre": -3
+                 *     }
+                 */
                 readonly "application/json": {
                     /**
                      * Format: decimal
@@ -3892,6 +4438,14 @@ export interface operations {
         };
         readonly requestBody: {
             readonly content: {
+                /**
+                 * @example {
+                 *       "byPriceList": false,
+                 *       "manufacturer": "Alcon",
+                 *       "name": "Dailies Total1",
+                 *       "dioptre": -3
+                 *     }
+                 */
                 readonly "application/json": {
                     /**
                      * Format: decimal
@@ -4114,7 +4668,12 @@ export interface operations {
                  * @example 10
                  */
                 readonly size?: string | readonly string[];
-                /** @description Sort: retailPrice, frameManufacturer, frameBrand, frameModel, frameType, frameMaterial, frameTargetGroup, frameColor, lensManufacturer, lensBrand, dioptreFrom, dioptreTo; e.g. retailPrice,desc */
+                /**
+                 * @description Sort: retailPrice, frameManufacturer, frameBrand, frameModel, frameType, frameMaterial, frameTargetGroup, frameColor, lensManufacturer, lensBrand, dioptreFrom, dioptreTo; e.g. retailPrice,desc
+                 * @example [
+                 *       "retailPrice,desc"
+                 *     ]
+                 */
                 readonly sort?: readonly string[];
             };
             readonly header?: never;
@@ -4123,6 +4682,13 @@ export interface operations {
         };
         readonly requestBody: {
             readonly content: {
+                /**
+                 * @example {
+                 *       "byPriceList": false,
+                 *       "frameManufacturer": "Dacchi",
+                 *       "dioptre": 2.5
+                 *     }
+                 */
                 readonly "application/json": {
                     /** @description true: search the price list; false: search the matview (priced SKUs) */
                     readonly byPriceList: boolean;
@@ -4268,6 +4834,13 @@ export interface operations {
         };
         readonly requestBody: {
             readonly content: {
+                /**
+                 * @example {
+                 *       "byPriceList": false,
+                 *       "frameManufacturer": "Dacchi",
+                 *       "dioptre": 2.5
+                 *     }
+                 */
                 readonly "application/json": {
                     /** @description true: search the price list; false: search the matview (priced SKUs) */
                     readonly byPriceList: boolean;
@@ -4478,7 +5051,12 @@ export interface operations {
                  * @example 10
                  */
                 readonly size?: string | readonly string[];
-                /** @description Sort: retailPrice, manufacturer, brand, color, model, targetGroup, material, type, size, design; e.g. retailPrice,desc */
+                /**
+                 * @description Sort: retailPrice, manufacturer, brand, color, model, targetGroup, material, type, size, design; e.g. retailPrice,desc
+                 * @example [
+                 *       "retailPrice,desc"
+                 *     ]
+                 */
                 readonly sort?: readonly string[];
             };
             readonly header?: never;
@@ -4487,6 +5065,13 @@ export interface operations {
         };
         readonly requestBody: {
             readonly content: {
+                /**
+                 * @example {
+                 *       "byPriceList": false,
+                 *       "manufacturer": "EssilorLuxottica",
+                 *       "brand": "Ray-Ban"
+                 *     }
+                 */
                 readonly "application/json": {
                     /** @description Case-insensitive substring (whole where `exact` names it); empty = no filter */
                     readonly brand?: string | null;
@@ -4629,6 +5214,13 @@ export interface operations {
         };
         readonly requestBody: {
             readonly content: {
+                /**
+                 * @example {
+                 *       "byPriceList": false,
+                 *       "manufacturer": "EssilorLuxottica",
+                 *       "brand": "Ray-Ban"
+                 *     }
+                 */
                 readonly "application/json": {
                     /** @description Case-insensitive substring (whole where `exact` names it); empty = no filter */
                     readonly brand?: string | null;
@@ -4830,7 +5422,12 @@ export interface operations {
                  * @example 10
                  */
                 readonly size?: string | readonly string[];
-                /** @description Sort: retailPrice, manufacturer, brand, type, lensClass, cover, color, refractionIndex, diameter, diameterFrom, diameterTo, sphereFrom, sphereTo, cylinderFrom, cylinderTo, addFrom, addTo; e.g. retailPrice,desc */
+                /**
+                 * @description Sort: retailPrice, manufacturer, brand, type, lensClass, cover, color, refractionIndex, diameter, diameterFrom, diameterTo, sphereFrom, sphereTo, cylinderFrom, cylinderTo, addFrom, addTo; e.g. retailPrice,desc
+                 * @example [
+                 *       "retailPrice,desc"
+                 *     ]
+                 */
                 readonly sort?: readonly string[];
             };
             readonly header?: never;
@@ -4839,6 +5436,14 @@ export interface operations {
         };
         readonly requestBody: {
             readonly content: {
+                /**
+                 * @example {
+                 *       "byPriceList": false,
+                 *       "manufacturer": "Essilor",
+                 *       "refractionIndex": 1.6,
+                 *       "sphere": -2.5
+                 *     }
+                 */
                 readonly "application/json": {
                     /**
                      * Format: decimal
@@ -5013,6 +5618,14 @@ export interface operations {
         };
         readonly requestBody: {
             readonly content: {
+                /**
+                 * @example {
+                 *       "byPriceList": false,
+                 *       "manufacturer": "Essilor",
+                 *       "refractionIndex": 1.6,
+                 *       "sphere": -2.5
+                 *     }
+                 */
                 readonly "application/json": {
                     /**
                      * Format: decimal
@@ -5252,7 +5865,12 @@ export interface operations {
                  * @example 10
                  */
                 readonly size?: string | readonly string[];
-                /** @description Sort: retailPrice, manufacturer, brand, type, lensesClass, cover, color, geometry, technology, refractionIndex, diameter; e.g. retailPrice,desc */
+                /**
+                 * @description Sort: retailPrice, manufacturer, brand, type, lensesClass, cover, color, geometry, technology, refractionIndex, diameter; e.g. retailPrice,desc
+                 * @example [
+                 *       "retailPrice,desc"
+                 *     ]
+                 */
                 readonly sort?: readonly string[];
             };
             readonly header?: never;
@@ -5261,6 +5879,13 @@ export interface operations {
         };
         readonly requestBody: {
             readonly content: {
+                /**
+                 * @example {
+                 *       "byPriceList": false,
+                 *       "manufacturer": "Hoya",
+                 *       "refractionIndex": 1.67
+                 *     }
+                 */
                 readonly "application/json": {
                     /** @description Case-insensitive substring (whole where `exact` names it); empty = no filter */
                     readonly brand?: string | null;
@@ -5414,6 +6039,13 @@ export interface operations {
         };
         readonly requestBody: {
             readonly content: {
+                /**
+                 * @example {
+                 *       "byPriceList": false,
+                 *       "manufacturer": "Hoya",
+                 *       "refractionIndex": 1.67
+                 *     }
+                 */
                 readonly "application/json": {
                     /** @description Case-insensitive substring (whole where `exact` names it); empty = no filter */
                     readonly brand?: string | null;
@@ -5624,7 +6256,12 @@ export interface operations {
                  * @example 10
                  */
                 readonly size?: string | readonly string[];
-                /** @description Sort: retailPrice, manufacturer, brand, color, model, targetGroup, material, frameType, lensesType, design; e.g. retailPrice,desc */
+                /**
+                 * @description Sort: retailPrice, manufacturer, brand, color, model, targetGroup, material, frameType, lensesType, design; e.g. retailPrice,desc
+                 * @example [
+                 *       "retailPrice,desc"
+                 *     ]
+                 */
                 readonly sort?: readonly string[];
             };
             readonly header?: never;
@@ -5633,6 +6270,13 @@ export interface operations {
         };
         readonly requestBody: {
             readonly content: {
+                /**
+                 * @example {
+                 *       "byPriceList": false,
+                 *       "manufacturer": "Safilo",
+                 *       "brand": "Polaroid"
+                 *     }
+                 */
                 readonly "application/json": {
                     /** @description Case-insensitive substring (whole where `exact` names it); empty = no filter */
                     readonly brand?: string | null;
@@ -5775,6 +6419,13 @@ export interface operations {
         };
         readonly requestBody: {
             readonly content: {
+                /**
+                 * @example {
+                 *       "byPriceList": false,
+                 *       "manufacturer": "Safilo",
+                 *       "brand": "Polaroid"
+                 *     }
+                 */
                 readonly "application/json": {
                     /** @description Case-insensitive substring (whole where `exact` names it); empty = no filter */
                     readonly brand?: string | null;
@@ -6040,14 +6691,27 @@ export interface operations {
     readonly suggest: {
         readonly parameters: {
             readonly query: {
-                /** @description true: values of the price list; false: of priced goods */
+                /**
+                 * @description true: values of the price list; false: of priced goods
+                 * @example false
+                 */
                 readonly byPriceList?: boolean;
-                /** @description A text item field of the kind (brand, …) */
+                /**
+                 * @description A text item field of the kind (brand, …)
+                 * @example brand
+                 */
                 readonly field: string;
-                /** @description The product kind */
+                /**
+                 * @description The product kind
+                 * @example glasses
+                 */
                 readonly kind: "accessories" | "sunglasses" | "glasses" | "lenses" | "contact-lenses" | "extras" | "semifinished-lenses";
+                /** @example 5 */
                 readonly limit?: number;
-                /** @description What was typed */
+                /**
+                 * @description What was typed
+                 * @example ray
+                 */
                 readonly q: string;
             };
             readonly header?: never;
