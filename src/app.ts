@@ -31,7 +31,7 @@ import { registerRequestTimeout } from './http/request-timeout.js'
 import { registerRouteFallbacks } from './http/route-fallbacks.js'
 import { ProblemSchema } from './http/schemas.js'
 import { capConnections, registerSecurity, securityServerOptions } from './http/security.js'
-import { registerValidation } from './http/validation.js'
+import { registerValidation, validationServerOptions } from './http/validation.js'
 import { registerWebApp } from './http/web-app.js'
 import { registerWriteGate } from './http/write-gate.js'
 
@@ -88,6 +88,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     requestIdHeader: false,
     genReqId: requestIdOf,
     ...problemServerOptions,
+    ...validationServerOptions,
     ...securityServerOptions(config),
   })
   app.decorate('config', config)

@@ -1,5 +1,4 @@
 import type { FastifyContextConfig, FastifyInstance } from 'fastify'
-import FindMyWay, { type HTTPMethod } from 'find-my-way'
 import { pathOf } from './problem.js'
 
 /* The routes of the application: behind 405's `Allow`, OPTIONS, and the tests that walk every route. */
@@ -18,15 +17,19 @@ export interface KnownRoute {
 const methodOrder = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
 
 /**
- * Every route of the application (registered after {@link registerRouteTable}), and a router of their patterns
- * that tells which methods a concrete path has. Catch-all `*` routes (the CORS preflight) match every path, so
- * they are listed but do not make a path known.
+ * Every route of the application (registered after {@link registerRouteTable}), and which methods a concrete path
+ * has, asked of Fastify's own router. Catch-all `*` routes (the CORS preflight) match every path, so they are
+ * listed but do not make a path known.
  */
 class RouteTable {
   readonly routes: KnownRoute[] = []
-  private readonly router = FindMyWay({ ignoreTrailingSlash: false })
+  /** The methods with a route other than `*`. */
   private readonly methods = new Set<string>()
+  /** The methods with a `*` route, whose match of a whole path means nothing. */
+  private readonly catchAll = new Set<string>()
   private readonly seen = new Set<string>()
+
+  constructor(private readonly app: FastifyInstance) {}
 
   add(method: string | string[], url: string, options: KnownRoute['options']): void {
     for (const one of Array.isArray(method) ? method : [method]) {
@@ -34,9 +37,8 @@ class RouteTable {
       if (this.seen.has(key)) continue
       this.seen.add(key)
       this.routes.push({ method: one, url, options })
-      if (url === '*') continue
-      this.router.on(one as HTTPMethod, url, () => {})
-      this.methods.add(one)
+      if (url === '*' || url === '/*') this.catchAll.add(one)
+      else this.methods.add(one)
     }
   }
 
@@ -45,8 +47,10 @@ class RouteTable {
     const path = pathOf(url)
     const found = new Set<string>()
     for (const method of this.methods) {
-      const match = this.router.find(method as HTTPMethod, path)
-      if (match && !hasEmptyParameter(match.params)) found.add(method)
+      const match = this.app.findRoute({ method, url: path })
+      if (!match || hasEmptyParameter(match.params)) continue
+      if (this.catchAll.has(method) && isWholePath(match.params, path)) continue
+      found.add(method)
     }
     if (found.size === 0) return []
     if (found.has('GET')) found.add('HEAD')
@@ -61,6 +65,13 @@ export function hasEmptyParameter(params: unknown): boolean {
   return Object.entries(params).some(([name, value]) => name !== '*' && value === '')
 }
 
+/** Whether the parameters are those of a `*` route matching the whole path. */
+function isWholePath(params: unknown, path: string): boolean {
+  if (params === null || typeof params !== 'object') return false
+  const entries = Object.entries(params)
+  return entries.length === 1 && entries[0]?.[0] === '*' && entries[0][1] === path.slice(1)
+}
+
 function rank(method: string): number {
   const index = methodOrder.indexOf(method)
   return index === -1 ? methodOrder.length : index
@@ -70,7 +81,7 @@ const routeTables = new WeakMap<FastifyInstance, RouteTable>()
 
 /** Starts the route table of an app: every route registered after this call is added to it. */
 export function registerRouteTable(app: FastifyInstance): RouteTable {
-  const routes = new RouteTable()
+  const routes = new RouteTable(app)
   routeTables.set(app, routes)
   app.addHook('onRoute', (route) => {
     routes.add(route.method, route.url, { schema: route.schema && { ...route.schema }, config: route.config })

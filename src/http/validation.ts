@@ -1,6 +1,4 @@
-import { Ajv, type Options } from 'ajv'
-import addFormats from 'ajv-formats'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest, FastifyServerOptions } from 'fastify'
 import Type, { type TSchema } from 'typebox'
 import { hasLoneSurrogate } from '../domain/key-text.js'
 import { messageText } from '../domain/messages.js'
@@ -14,22 +12,27 @@ import { type FieldError, listFieldErrors, ProblemError } from './problem.js'
  * parameters. Validation then sees the canonical request.
  */
 
-const common: Options = {
-  allErrors: true,
-  verbose: true,
-  strict: false,
-  allowUnionTypes: true,
-  useDefaults: true,
-  removeAdditional: false,
-}
-
-function newAjv(options: Options): Ajv {
-  const ajv = new Ajv({ ...common, ...options })
-  ;(addFormats as unknown as (ajv: Ajv) => void)(ajv)
-  // `decimal` (OpenAPI's format registry) marks an exact decimal for the conversion; its pattern checks it.
-  ajv.addFormat('decimal', true)
-  return ajv
-}
+/**
+ * Fastify's own Ajv (its validator compiler, with the standard formats and the schemas shared with
+ * `app.addSchema`), configured so: every error listed, Ajv's coercions off, defaults applied, nothing removed.
+ */
+export const validationServerOptions = {
+  ajv: {
+    customOptions: {
+      allErrors: true,
+      verbose: true,
+      strict: false,
+      allowUnionTypes: true,
+      useDefaults: true,
+      removeAdditional: false,
+      coerceTypes: false,
+    },
+    // `decimal` (OpenAPI's format registry) marks an exact decimal for the conversion; its pattern checks it.
+    onCreate: (ajv) => {
+      ajv.addFormat('decimal', true)
+    },
+  },
+} satisfies Pick<FastifyServerOptions, 'ajv'>
 
 /** Converts the body and the query to their route's declared types (input-conversion.ts), before validation. */
 function convertInput(request: FastifyRequest): void {
@@ -39,8 +42,8 @@ function convertInput(request: FastifyRequest): void {
 }
 
 /**
- * Installs the validator compilers (shared schemas added with `app.addSchema` are visible to both), the JSON body
- * parsers and the check that refuses NUL characters. Bodies are JSON only: `application/json` and the
+ * Installs the JSON body parsers, the conversion of the input and the check that refuses NUL characters (the
+ * validator is Fastify's, set by {@link validationServerOptions}). Bodies are JSON only: `application/json` and the
  * `application/*+json` types, as Spring's Jackson converter reads them; any other type is a 415 (a route that
  * reads another type adds its own parser). An empty JSON body is no body, so a POST without one (a revert) works
  * with or without `Content-Type: application/json`; a route with a body schema then answers that it is required.
@@ -78,18 +81,6 @@ export function registerValidation(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
     refuseInvalidText(request)
     convertInput(request)
-  })
-
-  const ajv = newAjv({ coerceTypes: false })
-  const added = new Set<string>()
-  app.setValidatorCompiler(({ schema }) => {
-    for (const shared of Object.values(app.getSchemas()) as { $id?: string }[]) {
-      if (shared.$id && !added.has(shared.$id)) {
-        ajv.addSchema(shared)
-        added.add(shared.$id)
-      }
-    }
-    return ajv.compile(schema)
   })
 }
 

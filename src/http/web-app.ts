@@ -86,11 +86,8 @@ export async function registerWebApp(app: FastifyInstance, directory = webAppDir
       wildcard: false,
       index: 'index.html',
       cacheControl: false,
-      setHeaders: (response, path) => {
-        response.setHeader(
-          'cache-control',
-          path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
-        )
+      setHeaders: (reply, path) => {
+        reply.header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache')
       },
     })
   })

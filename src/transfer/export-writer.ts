@@ -1,7 +1,7 @@
 import { once } from 'node:events'
 import type { Writable } from 'node:stream'
-import { stringify } from 'csv-stringify'
 import type { Kysely } from 'kysely'
+import Papa from 'papaparse'
 import type { Kind } from '../catalog/kind.js'
 import { kindQueries } from '../catalog/kind-tables.js'
 import type { Tables } from '../db/tables.js'
@@ -51,33 +51,39 @@ export async function writeCsv(
   options: CsvExportOptions = {},
 ): Promise<number> {
   const excel = options.excel ?? false
-  const csv = stringify({ delimiter: excel ? ';' : ',', bom: excel, eof: true })
+  const delimiter = excel ? ';' : ','
   const finished = new Promise<void>((resolve, reject) => {
-    csv.on('error', reject)
     out.on('error', reject)
     out.on('finish', resolve)
   })
-  csv.pipe(out)
-  const write = async (record: unknown[]) => {
-    if (!csv.write(record)) await once(csv, 'drain')
+  // Awaited at the end; an error before then is also the one the writes below meet.
+  finished.catch(() => {})
+  // A batch leaves as one piece of text, each line ended by \n; a field holding the delimiter, a quote, a line
+  // break or an edge space is quoted (papaparse, the import's reader too).
+  const write = async (text: string) => {
+    if (!out.write(text)) await once(out, 'drain')
   }
-  await write(columns.map((column) => columnHeader(column, options.headers ?? 'en')))
+  const lines = (records: string[][]) => `${Papa.unparse(records, { delimiter, newline: '\n' })}\n`
+  await write((excel ? '\ufeff' : '') + lines([columns.map((column) => columnHeader(column, options.headers ?? 'en'))]))
   let count = 0
   for await (const batch of batches) {
-    for (const row of batch) {
-      await write(
-        columns.map((column) => {
-          const value = row[column.column]
-          if (value === null || value === undefined) return ''
-          const text = String(value)
-          if (!isNumeric(column)) return neutraliseFormula(text)
-          return excel ? text.replace('.', ',') : text
-        }),
-      )
-      count++
-    }
+    if (batch.length === 0) continue
+    await write(
+      lines(
+        batch.map((row) =>
+          columns.map((column) => {
+            const value = row[column.column]
+            if (value === null || value === undefined) return ''
+            const text = String(value)
+            if (!isNumeric(column)) return neutraliseFormula(text)
+            return excel ? text.replace('.', ',') : text
+          }),
+        ),
+      ),
+    )
+    count += batch.length
   }
-  csv.end()
+  out.end()
   await finished
   return count
 }

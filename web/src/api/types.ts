@@ -10,9 +10,9 @@ type Operation = keyof operations
 type JsonOf<Content> = Content extends { readonly content: { readonly 'application/json': infer Body } } ? Body : never
 
 /** The JSON answer of an operation with a status (200 unless named). */
-export type Answer<O extends Operation, Status extends keyof operations[O]['responses'] = 200> = JsonOf<
-  operations[O]['responses'][Status]
->
+export type Answer<O extends Operation, Status extends number = 200> = Status extends keyof operations[O]['responses']
+  ? JsonOf<operations[O]['responses'][Status]>
+  : never
 /** An object's named members, without the index signature of its other (additional) properties. */
 export type Known<T> = { [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K] }
 /** The JSON body an operation reads: its named members (the service ignores others). */
