@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
 import type { PGliteOptions } from '@electric-sql/pglite'
+import { startModuleWorker } from '../domain/module-worker.js'
 
 /*
  * The embedded database runs on a thread of its own. PGlite is PostgreSQL compiled to WebAssembly: a statement runs
@@ -101,19 +102,6 @@ export class EmbeddedDatabaseError extends Error {
 
 const resourceLimits = { maxYoungGenerationSizeMb: 4 }
 
-/** The worker: the built module, or (run from the sources, as tests are) the TypeScript one through tsx. */
-function startWorker(options: WorkerOptions): Worker {
-  if (!import.meta.url.endsWith('.ts'))
-    return new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData: options, resourceLimits })
-  // A worker thread gets no module hooks of its own: it registers tsx's before it loads the TypeScript module.
-  const source = new URL('./pglite-worker.ts', import.meta.url).href
-  const tsx = import.meta.resolve('tsx/esm/api')
-  return new Worker(
-    `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}) })`,
-    { eval: true, workerData: options, resourceLimits },
-  )
-}
-
 /** The embedded database on its own thread: statements in, results out, one at a time in order. */
 export class PGliteThread {
   readonly #worker: Worker
@@ -145,7 +133,8 @@ export class PGliteThread {
 
   /** Starts the thread and opens the database there. */
   static async open(options: EmbeddedOpenOptions): Promise<PGliteThread> {
-    const worker = startWorker({ ...options, code: await pgliteCode() })
+    const workerData: WorkerOptions = { ...options, code: await pgliteCode() }
+    const worker = startModuleWorker(import.meta.url, 'pglite-worker', { workerData, resourceLimits })
     const opened = await new Promise<WorkerReply>((resolve, reject) => {
       worker.once('message', resolve)
       worker.once('error', reject)

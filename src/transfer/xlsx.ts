@@ -2,6 +2,7 @@ import { once } from 'node:events'
 import type { Writable } from 'node:stream'
 import { strFromU8, strToU8, unzipSync, Zip, ZipDeflate, ZipPassThrough } from 'fflate'
 import { messageText } from '../domain/messages.js'
+import { startModuleWorker } from '../domain/module-worker.js'
 import type { CsvProblem, CsvReader, CsvRecord, CsvSource } from './csv-records.js'
 
 /*
@@ -230,54 +231,104 @@ function firstSheetPath(files: Record<string, Uint8Array>): string | undefined {
 /**
  * Opens an XLSX file as the CSV reader's records (header first), so one import serves both: the first sheet's
  * rows with their row numbers as lines, cells as text, rows without any value skipped. A file that is not a
- * readable workbook is one problem of the whole file.
+ * readable workbook is one problem of the whole file. Unzipping and reading the sheet run on a thread of their own
+ * (xlsx-worker.ts): for a workbook of a million rows they take seconds, which the service's thread goes on
+ * answering requests through; the records cross in batches, as they are asked for.
  */
 export async function openXlsx(source: CsvSource): Promise<CsvReader> {
   const parts: Buffer[] = []
   for await (const chunk of source) parts.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
   const bytes = Buffer.concat(parts)
+  const size = bytes.length
+  // A copy of its own, handed over to the thread (not copied again).
+  const workbook = new Uint8Array(bytes)
+  const worker = startModuleWorker(import.meta.url, 'xlsx-worker', {
+    workerData: workbook,
+    transferList: [workbook.buffer],
+  })
   const problems: CsvProblem[] = []
-  let records: CsvRecord[] = []
-  try {
-    const wanted =
-      /^(xl\/workbook\.xml|xl\/_rels\/workbook\.xml\.rels|xl\/sharedStrings\.xml|xl\/worksheets\/[^/]+\.xml)$/
-    const files = unzipSync(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), {
-      filter: (file) => wanted.test(file.name),
+  let ended = false
+  const next = () =>
+    new Promise<XlsxBatch>((resolve, reject) => {
+      const onMessage = (message: XlsxBatch) => {
+        worker.off('error', onError)
+        resolve(message)
+      }
+      const onError = (error: Error) => {
+        worker.off('message', onMessage)
+        reject(error)
+      }
+      worker.once('message', onMessage)
+      worker.once('error', onError)
+      worker.postMessage('next')
     })
-    const sheetPath = firstSheetPath(files)
-    const sheet = sheetPath ? files[sheetPath] : undefined
-    if (!sheet) throw new Error('no worksheet')
-    const shared: string[] = []
-    const sharedXml = files['xl/sharedStrings.xml']
-    if (sharedXml) {
-      for (const item of strFromU8(sharedXml).matchAll(/<si>([\s\S]*?)<\/si>|<si\/>/g))
-        shared.push(textRuns(item[1] ?? ''))
-    }
-    records = sheetRecords(strFromU8(sheet), shared)
-  } catch {
-    problems.push({
-      line: 0,
-      message: messageText('import.fileNotXlsx'),
-    })
+  const stop = async () => {
+    if (ended) return
+    ended = true
+    await worker.terminate()
   }
   const batches = (async function* () {
-    for (let start = 0; start < records.length; start += 5000) yield records.slice(start, start + 5000)
+    try {
+      for (;;) {
+        const batch = await next()
+        if (batch.notXlsx) problems.push({ line: 0, message: messageText('import.fileNotXlsx') })
+        if (!batch.records) return
+        yield batch.records
+      }
+    } finally {
+      await stop()
+    }
   })()
   return {
     delimiter: ';',
     batches,
     takeProblems: () => problems.splice(0),
-    bytes: () => bytes.length,
-    close: async () => {
-      records = []
-    },
+    bytes: () => size,
+    close: stop,
   }
 }
 
+/** What the reading thread answers to each `next`: records, or none (the end), and whether the file is no workbook. */
+export interface XlsxBatch {
+  readonly records?: CsvRecord[]
+  readonly notXlsx?: boolean
+}
+
+/** Rows a batch of an XLSX file carries. */
+export const XLSX_BATCH_ROWS = 5000
+
+/**
+ * The first sheet of a workbook as batches of records, read as they are asked for; throws (at the first) when the
+ * bytes are not a readable workbook.
+ */
+export function* xlsxBatches(bytes: Uint8Array): Generator<CsvRecord[]> {
+  const wanted =
+    /^(xl\/workbook\.xml|xl\/_rels\/workbook\.xml\.rels|xl\/sharedStrings\.xml|xl\/worksheets\/[^/]+\.xml)$/
+  const files = unzipSync(bytes, { filter: (file) => wanted.test(file.name) })
+  const sheetPath = firstSheetPath(files)
+  const sheet = sheetPath ? files[sheetPath] : undefined
+  if (!sheet) throw new Error('no worksheet')
+  const shared: string[] = []
+  const sharedXml = files['xl/sharedStrings.xml']
+  if (sharedXml) {
+    for (const item of strFromU8(sharedXml).matchAll(/<si>([\s\S]*?)<\/si>|<si\/>/g))
+      shared.push(textRuns(item[1] ?? ''))
+  }
+  let batch: CsvRecord[] = []
+  for (const record of sheetRecords(strFromU8(sheet), shared)) {
+    batch.push(record)
+    if (batch.length === XLSX_BATCH_ROWS) {
+      yield batch
+      batch = []
+    }
+  }
+  if (batch.length > 0) yield batch
+}
+
 /** The rows of a sheet's XML as records: fields by column (gaps empty), lines = row numbers. */
-function sheetRecords(xml: string, shared: readonly string[]): CsvRecord[] {
-  const records: CsvRecord[] = []
+function* sheetRecords(xml: string, shared: readonly string[]): Generator<CsvRecord> {
   let width = 0
+  let first = true
   let nextRow = 1
   for (const rowMatch of xml.matchAll(/<row\b([^>]*?)(?:\/>|>([\s\S]*?)<\/row>)/g)) {
     const line = Number(attribute(rowMatch[1] ?? '', 'r') ?? nextRow)
@@ -301,7 +352,7 @@ function sheetRecords(xml: string, shared: readonly string[]): CsvRecord[] {
       while (fields.length < index) fields.push('')
       fields[index] = value
     }
-    if (records.length === 0) {
+    if (first) {
       while (fields.length > 0 && (fields[fields.length - 1] ?? '').trim() === '') fields.pop()
       width = fields.length
     }
@@ -309,7 +360,7 @@ function sheetRecords(xml: string, shared: readonly string[]): CsvRecord[] {
     // Empty cells past the header's last column are no extra fields.
     while (fields.length > width && (fields[fields.length - 1] ?? '').trim() === '') fields.pop()
     while (fields.length < width) fields.push('')
-    records.push({ fields, line })
+    first = false
+    yield { fields, line }
   }
-  return records
 }

@@ -1,8 +1,9 @@
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
 import type { FastifyBaseLogger } from 'fastify'
 import { CompiledQuery } from 'kysely'
 import type { Database, RawClient } from '../../db/database.js'
 import { outsideRequest } from '../../db/request-work.js'
+import { startModuleWorker } from '../../domain/module-worker.js'
 import type { GlassPriceListItem } from '../../glass-prices/glass-price-schemas.js'
 import type { Page } from '../../http/page.js'
 import type { Facets } from '../facets.js'
@@ -75,19 +76,6 @@ interface Relayed {
   readonly ended: Promise<void>
 }
 
-/** The worker: the built module, or (run from the sources, as tests are) the TypeScript one through tsx. */
-function startWorker(options: IndexThreadOptions): Worker {
-  if (!import.meta.url.endsWith('.ts'))
-    return new Worker(new URL('./index-worker.js', import.meta.url), { workerData: options })
-  // A worker thread gets no module hooks of its own: it registers tsx's before it loads the TypeScript module.
-  const source = new URL('./index-worker.ts', import.meta.url).href
-  const tsx = import.meta.resolve('tsx/esm/api')
-  return new Worker(
-    `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}) })`,
-    { eval: true, workerData: options },
-  )
-}
-
 export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers {
   readonly enabled = true
   readonly served: SearchIndexServed = { index: 0, sql: 0 }
@@ -115,12 +103,13 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
     this.#db = db
     this.#log = log
     this.#committed = db.committedRead?.(readVersions)
-    this.#worker = startWorker({
+    const workerData: IndexThreadOptions = {
       driver: db.driver,
       timezone: options.timezone,
       committedVersions: this.#committed !== undefined,
       holdFirstReadMs: options.holdFirstReadMs,
-    })
+    }
+    this.#worker = startModuleWorker(import.meta.url, 'index-worker', { workerData })
     // The thread never keeps the process alive by itself; closing the service ends it.
     this.#worker.unref()
     this.#worker.on('message', (message: FromIndex) => this.#received(message))
