@@ -174,6 +174,17 @@ export function registerMetrics(app: FastifyInstance): ServiceMetrics {
     'how',
     () => ({ ...app.searchIndex.loads }),
   )
+  new Gauge({
+    name: 'optics_search_index_kinds',
+    help: 'Kinds whose tables the search index holds (`loaded`), and whose tables it reads in full now (`reading`: their searches go to SQL meanwhile)',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const status = app.searchIndex.status
+      this.set({ state: 'loaded' }, status.kindsLoaded)
+      this.set({ state: 'reading' }, status.reading.length)
+    },
+  })
 
   const routing = app.db.readRouting
   if (routing) {

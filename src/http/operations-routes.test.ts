@@ -88,6 +88,16 @@ eachDatabase('operations: probes, info and metrics', (ctx) => {
       const after = await scrape()
       assert.equal(sample(after, 'optics_search_index_answers_total', { source: 'index' }), fromIndex + 1)
       assert.ok((sample(after, 'optics_search_index_loads_total', { how: 'read' }) ?? 0) >= 1)
+      assert.equal(sample(after, 'optics_search_index_kinds', { state: 'loaded' }), 7)
+      assert.equal(sample(after, 'optics_search_index_kinds', { state: 'reading' }), 0)
+    })
+
+    test("the service thread's event-loop delay is measured: its largest and 99th percentile stall", async () => {
+      const text = await scrape()
+      for (const name of ['nodejs_eventloop_lag_max_seconds', 'nodejs_eventloop_lag_p99_seconds']) {
+        const value = sample(text, name)
+        assert.ok(value !== undefined && value >= 0 && value < 60, `${name} = ${value}`)
+      }
     })
 
     test('requests are counted and timed by route pattern and status, never by raw URL', async () => {
