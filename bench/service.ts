@@ -21,7 +21,7 @@ export function buildService(): void {
 
 export interface Service {
   readonly baseUrl: string
-  /** How long it took to become ready, in seconds (the search index's first load, mostly). */
+  /** How long it took to become ready (or to listen), in seconds (the search index's first load, mostly). */
   readonly readySeconds: number
   /** The service's process id (to measure its processor time). */
   readonly pid: number | undefined
@@ -54,6 +54,8 @@ export async function startService(database: {
   readonly searchIndex?: 'on' | 'off'
   /** How long to wait for readiness, in seconds (default 300: the index's first load of a large catalogue). */
   readonly readySeconds?: number
+  /** `listening`: started once liveness answers, without waiting for the index (start-up under load). */
+  readonly waitFor?: 'ready' | 'listening'
 }): Promise<Service> {
   const port = await freePort()
   const env: NodeJS.ProcessEnv = {
@@ -103,7 +105,8 @@ export async function startService(database: {
     if (early !== 'running') throw new Error(`the service exited (${early}) before it was ready: ${stderr.trim()}`)
     try {
       // Bounded, so a service busy loading its index cannot hold the wait past its deadline.
-      const response = await fetch(`${baseUrl}/actuator/health/readiness`, { signal: AbortSignal.timeout(5000) })
+      const probe = database.waitFor === 'listening' ? 'liveness' : 'readiness'
+      const response = await fetch(`${baseUrl}/actuator/health/${probe}`, { signal: AbortSignal.timeout(5000) })
       if (response.ok) break
     } catch {
       // not listening yet

@@ -235,6 +235,65 @@ eachDatabase('backup and restore of the embedded database', (ctx) => {
     assert.match(offline.stdout, /^backup of .* written to .*stopped\.tar\.gz/)
   })
 
+  test('writes go on while a backup copies the files: none waits a second for it, and the copy is consistent', async () => {
+    const dataDir = join(work, 'online')
+    cpSync(template(), dataDir, { recursive: true })
+    const copyDir = join(work, 'online-copy')
+    const db = await openDatabase({ dataDir })
+    const app = await buildTestApp(db)
+    const waits: number[] = []
+    const acknowledged: string[] = []
+    const sent: string[] = []
+    let before = new Set<string>()
+    let sentByTheEnd = new Set<string>()
+    let acknowledgedByTheEnd = 0
+    let files = 0
+    try {
+      for (let i = 0; i < 5; i++) await create(app, `pre-${i}`)
+      let copying = true
+      const writer = (async () => {
+        for (let i = 0; copying; i++) {
+          const started = performance.now()
+          sent.push(`online-${i}`)
+          acknowledged.push((await create(app, `online-${i}`)).model)
+          waits.push(performance.now() - started)
+        }
+      })()
+      while (acknowledged.length < 3) await new Promise((resolve) => setTimeout(resolve, 10))
+      before = new Set(acknowledged)
+      // A slow disk: each file takes a few milliseconds more, so the copy lasts seconds.
+      await db.copyDataDir?.(copyDir, {
+        onFile: async () => {
+          files++
+          await new Promise((resolve) => setTimeout(resolve, 3))
+        },
+      })
+      sentByTheEnd = new Set(sent)
+      acknowledgedByTheEnd = acknowledged.length
+      copying = false
+      await writer
+    } finally {
+      await app.close()
+      await db.close()
+    }
+    assert.ok(files > 100, `${files} files copied`)
+    const during = acknowledgedByTheEnd - before.size
+    assert.ok(during >= 10, `${during} writes acknowledged during the copy`)
+    const longest = Math.max(...waits)
+    assert.ok(longest < 1000, `a write waited ${Math.round(longest)} ms`)
+    assert.ok(existsSync(join(copyDir, 'backup_label')), 'the copy carries its backup label')
+    // Opened, the copy replays its log: every write acknowledged before the copy began, none sent after it ended.
+    await inProcess(copyDir, async (copy) => {
+      const restored = await models(copy)
+      for (const model of before) assert.ok(restored.has(model), `${model}, written before the copy, is missing`)
+      for (let i = 0; i < 5; i++) assert.ok(restored.has(`pre-${i}`))
+      for (const model of restored) {
+        assert.ok(model.startsWith('pre-') || sentByTheEnd.has(model), `${model} was written after the copy`)
+      }
+      assert.equal((await changes(copy)).length, restored.size, 'one change per entry')
+    })
+  })
+
   test('restore refuses a directory holding a database unless --replace, and a file that is no backup', async () => {
     const source = join(work, 'source')
     cpSync(template(), source, { recursive: true })

@@ -11,12 +11,11 @@ import { openDatabase } from './database.js'
 
 /*
  * Backups of the embedded database: a gzipped tar of the data directory's files, the format of PGlite's own
- * `dumpDataDir()` (PGlite's `loadDataDir` opens it too). It is consistent: the files are copied at one moment
- * between two transactions, after a checkpoint, so the archive is the database as of a commit (a restore starts
- * like a clean stop, at worst a crash recovery of the last checkpoint's tail). PGlite's `dumpDataDir()` itself
- * builds the whole archive in memory (several times the database's size); this one copies the files to a temporary
- * directory while the database is held (a disk copy: seconds for gigabytes) and archives the copy afterwards as a
- * stream, so the service answers again at once and memory stays flat.
+ * `dumpDataDir()` (PGlite's `loadDataDir` opens it too). It is consistent: an online base backup, as PostgreSQL's
+ * own (database.ts): the files are copied while writes go on, with the backup's label and the write-ahead log
+ * copied last, so opening the copy replays it to the database as of the backup's end (a restore opens it once).
+ * PGlite's `dumpDataDir()` itself builds the whole archive in memory (several times the database's size); this one
+ * copies the files to a temporary directory and archives the copy afterwards as a stream, so memory stays flat.
  *
  * One process owns a data directory (data-dir-lock.ts). While the service runs, a backup goes through it: the
  * service listens on a unix socket in the directory (`.optics-catalog.sock`, data-dir-files.ts, readable by its user only, so whoever

@@ -1,5 +1,6 @@
-import { cp } from 'node:fs/promises'
-import { basename } from 'node:path'
+import type { Dirent } from 'node:fs'
+import { copyFile, mkdir, readdir } from 'node:fs/promises'
+import { join } from 'node:path'
 import { LOCK_FILE } from './data-dir-lock.js'
 
 /*
@@ -18,10 +19,48 @@ export function isDatabaseFile(name: string): boolean {
   return !name.startsWith(LOCK_FILE) && name !== BACKUP_SOCKET && !name.startsWith(RESTORE_STAGING_PREFIX)
 }
 
-/** Copies the database files of `dataDir` into `target`; the caller makes sure nothing writes them meanwhile. */
-export async function copyDatabaseFiles(dataDir: string, target: string): Promise<void> {
-  await cp(dataDir, target, {
-    recursive: true,
-    filter: (source) => source === dataDir || isDatabaseFile(basename(source)),
-  })
+/** Where PostgreSQL keeps its write-ahead log, inside the data directory. */
+export const WAL_DIRECTORY = 'pg_wal'
+
+/**
+ * Copies the database files of `dataDir` into `target` while the database may be writing them (an online backup's
+ * copy, data-dir-backup.ts): a file is copied as it is at that moment, and one removed meanwhile (a table dropped,
+ * a matview's old files) is skipped; replaying the write-ahead log, copied last, makes the copy consistent.
+ * `skip` leaves out paths relative to `dataDir`; `onFile` is told of each file copied.
+ */
+export async function copyDatabaseFiles(
+  dataDir: string,
+  target: string,
+  options: {
+    readonly skip?: (path: string) => boolean
+    readonly onFile?: (path: string) => void | Promise<void>
+  } = {},
+): Promise<void> {
+  async function copyDirectory(relative: string): Promise<void> {
+    await mkdir(join(target, relative), { recursive: true })
+    let entries: Dirent[]
+    try {
+      entries = await readdir(join(dataDir, relative), { withFileTypes: true })
+    } catch (error) {
+      if (gone(error)) return
+      throw error
+    }
+    for (const entry of entries) {
+      const path = relative === '' ? entry.name : join(relative, entry.name)
+      if ((relative === '' && !isDatabaseFile(entry.name)) || options.skip?.(path)) continue
+      if (entry.isDirectory()) await copyDirectory(path)
+      else if (entry.isFile()) {
+        try {
+          await copyFile(join(dataDir, path), join(target, path))
+        } catch (error) {
+          if (gone(error)) continue
+          throw error
+        }
+        await options.onFile?.(path)
+      }
+    }
+  }
+  await copyDirectory('')
 }
+
+const gone = (error: unknown) => error instanceof Error && 'code' in error && error.code === 'ENOENT'

@@ -1,8 +1,11 @@
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { type CompiledQuery, Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams'
+import { copyDatabaseFiles, WAL_DIRECTORY } from './data-dir-files.js'
 import { asPostgresPool, type PGliteClient, PGlitePool, type ReadQuery } from './pglite-pool.js'
 import { PGliteThread } from './pglite-thread.js'
 import { ReadRouting, type ReadRoutingStats } from './read-routing.js'
@@ -92,11 +95,12 @@ export interface Database {
    */
   rawTransaction<T>(fn: (client: RawClient) => Promise<T>, options?: { readonly read?: boolean }): Promise<T>
   /**
-   * The embedded database in a directory: copies its files into `target` (created) at one moment between two
-   * transactions, after a checkpoint, so the copy is a consistent backup. Requests wait meanwhile (a disk copy).
+   * The embedded database in a directory: copies its files into `target` (created) as PostgreSQL's online base
+   * backups do, while writes go on (they wait only for the backup's start and stop); opened, the copy replays its
+   * log to a consistent state as of the copy's end.
    * Undefined for a server, and for an embedded database in memory.
    */
-  readonly copyDataDir?: ((target: string) => Promise<void>) | undefined
+  readonly copyDataDir?: ((target: string, options?: CopyDataDirOptions) => Promise<void>) | undefined
   /**
    * The embedded database only: a value `read` from the database and kept as of the last committed write
    * (pglite-pool.ts), so that asking for it never waits behind a write holding the one connection. Undefined for
@@ -108,6 +112,55 @@ export interface Database {
   /** The connection pools' state now; the embedded database is one connection. */
   poolStats(): PoolStats[]
   close(): Promise<void>
+}
+
+export interface CopyDataDirOptions {
+  /** Told of each file copied (the copy waits for it). */
+  readonly onFile?: (path: string) => void | Promise<void>
+}
+
+/** One online copy at a time: PostgreSQL allows one backup per session, and the embedded database is one session. */
+let copying: Promise<unknown> = Promise.resolve()
+
+/**
+ * A consistent copy of the embedded database taken while it serves, as PostgreSQL's own base backups are: the
+ * backup starts (a checkpoint, held for that moment alone), the files are copied while writes go on, the backup
+ * stops (its label tells where replay must begin and reach), and the write-ahead log is copied last, so it holds
+ * every change a copied page may show. Opening the copy replays that log from the label's checkpoint (with the
+ * full-page images written since it): the database as of the backup's end. Writes wait only for the start and
+ * the stop, never for the copy.
+ */
+function onlineCopy(pool: PGlitePool, dataDir: string, target: string, options: CopyDataDirOptions): Promise<void> {
+  const run = copying.then(async () => {
+    const statement = async <Row>(sql: string, parameters?: readonly unknown[]): Promise<Row[]> => {
+      const client = await pool.connect()
+      try {
+        return await client.rows<Row>(sql, parameters)
+      } finally {
+        client.release()
+      }
+    }
+    await statement('SELECT pg_backup_start($1, true)', ['optics-catalog'])
+    let stopped = false
+    try {
+      await copyDatabaseFiles(dataDir, target, {
+        skip: (path) => path === WAL_DIRECTORY || path.startsWith(`${WAL_DIRECTORY}/`) || path === 'postmaster.pid',
+        ...(options.onFile ? { onFile: options.onFile } : {}),
+      })
+      const [stop] = await statement<{ labelfile: string; spcmapfile: string | null }>(
+        'SELECT labelfile, spcmapfile FROM pg_backup_stop(false)',
+      )
+      stopped = true
+      if (!stop) throw new Error('the backup did not stop')
+      await writeFile(join(target, 'backup_label'), stop.labelfile)
+      if (stop.spcmapfile) await writeFile(join(target, 'tablespace_map'), stop.spcmapfile)
+      await copyDatabaseFiles(join(dataDir, WAL_DIRECTORY), join(target, WAL_DIRECTORY), options)
+    } finally {
+      if (!stopped) await statement('SELECT pg_backup_stop(false)').catch(() => {})
+    }
+  })
+  copying = run.catch(() => {})
+  return run
 }
 
 /*
@@ -216,17 +269,8 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
     },
     ...(dataDir
       ? {
-          async copyDataDir(target: string) {
-            // Holding the one connection, no transaction of the service is open; the exclusive section keeps
-            // PGlite from running any statement (pings included) while the files are copied.
-            const client = await pool.connect()
-            try {
-              await client.query('CHECKPOINT')
-              await pglite.copyFiles(dataDir, target)
-            } finally {
-              client.release()
-            }
-          },
+          copyDataDir: (target: string, options?: CopyDataDirOptions) =>
+            onlineCopy(pool, dataDir, target, options ?? {}),
         }
       : {}),
     async ping() {

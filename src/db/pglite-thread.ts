@@ -65,7 +65,6 @@ export type WorkerRequest =
       /** `COPY … FROM '/dev/blob'`'s input. */
       readonly blob?: ArrayBuffer
     }
-  | { readonly id: number; readonly op: 'copyFiles'; readonly dataDir: string; readonly target: string }
   | { readonly id: number; readonly op: 'close' }
 
 export type WorkerReply =
@@ -176,11 +175,6 @@ export class PGliteThread {
       ...(reply.command ? { command: reply.command } : {}),
       ...(reply.blob ? { blob: new Blob([reply.blob]) } : {}),
     }
-  }
-
-  /** Copies the data directory's database files into `target` while no statement runs. */
-  async copyFiles(dataDir: string, target: string): Promise<void> {
-    await this.#send({ id: 0, op: 'copyFiles', dataDir, target })
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite'
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
-import { copyDatabaseFiles } from './data-dir-files.js'
 import type { WorkerOptions, WorkerReply, WorkerRequest } from './pglite-thread.js'
 
 /*
@@ -87,11 +86,6 @@ async function handle(pglite: PGlite, request: WorkerRequest): Promise<Extract<W
         ...(blob ? { blob: await blob.arrayBuffer() } : {}),
         inTransaction: pglite.isInTransaction(),
       }
-    }
-    case 'copyFiles': {
-      // The exclusive section keeps PGlite from running any statement while the files are copied.
-      await pglite._runExclusiveQuery(() => copyDatabaseFiles(request.dataDir, request.target))
-      return { id: request.id, ok: true, inTransaction: pglite.isInTransaction() }
     }
     case 'close': {
       await pglite.close()
