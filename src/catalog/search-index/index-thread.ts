@@ -82,7 +82,8 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
   readonly loads: SearchIndexLoads = { read: 0, changes: 0 }
   readonly #db: Database
   readonly #log: FastifyBaseLogger
-  readonly #worker: Worker
+  readonly #workerData: IndexThreadOptions
+  #started: Worker | undefined
   readonly #pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>()
   readonly #transactions = new Map<number, Relayed>()
   readonly #copies = new Map<number, AsyncIterator<string>>()
@@ -103,20 +104,27 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
     this.#db = db
     this.#log = log
     this.#committed = db.committedRead?.(readVersions)
-    const workerData: IndexThreadOptions = {
+    this.#workerData = {
       driver: db.driver,
       timezone: options.timezone,
       committedVersions: this.#committed !== undefined,
       holdFirstReadMs: options.holdFirstReadMs,
     }
-    this.#worker = startModuleWorker(import.meta.url, 'index-worker', { workerData })
+  }
+
+  /** The index's thread, started when first asked for (a service that never searches never starts it). */
+  get #worker(): Worker {
+    if (this.#started) return this.#started
+    const worker = startModuleWorker(import.meta.url, 'index-worker', { workerData: this.#workerData })
     // The thread never keeps the process alive by itself; closing the service ends it.
-    this.#worker.unref()
-    this.#worker.on('message', (message: FromIndex) => this.#received(message))
-    this.#worker.on('error', (error) => this.#fail(error))
-    this.#worker.on('exit', (code) => {
+    worker.unref()
+    worker.on('message', (message: FromIndex) => this.#received(message))
+    worker.on('error', (error) => this.#fail(error))
+    worker.on('exit', (code) => {
       if (!this.#closed) this.#fail(new Error(`the search index's thread exited (code ${code})`))
     })
+    this.#started = worker
+    return worker
   }
 
   get loaded(): boolean {
@@ -157,6 +165,7 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
+    if (!this.#started) return
     if (!this.#failed) {
       let timer: NodeJS.Timeout | undefined
       await Promise.race([
