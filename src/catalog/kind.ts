@@ -135,6 +135,11 @@ export interface Kind {
   readonly filters: readonly Filter[]
   /** `retailPrice` first, then the contract's fields. */
   readonly itemFields: readonly ItemField[]
+  /**
+   * The fields whose values a search form offers (facets, suggestions): the item fields, then every text filter
+   * an item does not carry (a lens's material, geometry, technology), read from the same columns.
+   */
+  readonly valueFields: readonly ItemField[]
   readonly order: readonly ItemField[]
   /** The filters of a search that finds goods in the demo catalogue (KindSpec's `example`). */
   readonly example: Readonly<Record<string, string | number>>
@@ -286,6 +291,8 @@ export function defineKind(spec: KindSpec): Kind {
 
   const itemFields = ['retailPrice', ...spec.item].map(resolveItem)
   const itemByName = new Map(itemFields.map((field) => [field.name, field]))
+  const filterOnly = spec.filters.filter((name) => !itemByName.has(name) && attributeByName.get(name)?.type === 'text')
+  const valueFields = [...itemFields, ...filterOnly.map(resolveItem)]
   const order = spec.order.map((name) => {
     const field = itemByName.get(name)
     if (!field) throw new Error(`kind ${spec.path}: order field ${name} is not an item field`)
@@ -307,6 +314,7 @@ export function defineKind(spec: KindSpec): Kind {
       ...(spec.prescription ?? []).map((name) => resolveFilter(name, true)),
     ],
     itemFields,
+    valueFields,
     order,
     example: spec.example,
   })
