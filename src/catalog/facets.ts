@@ -49,9 +49,12 @@ export interface Facets {
   readonly numeric: Record<string, NumericFacet>
 }
 
-/** The text and numeric item fields a mode can show (in price-list mode, those an entry carries). */
+/**
+ * The text and numeric fields a mode can show (in price-list mode, those an entry carries): every item field and
+ * every text filter beside them, so each text filter of a form has its drop-down.
+ */
 export function facetFields(kind: Kind, byPriceList: boolean): { text: ItemField[]; numeric: ItemField[] } {
-  const available = kind.itemFields.filter((field) => fieldSql(field, byPriceList) !== null)
+  const available = kind.valueFields.filter((field) => fieldSql(field, byPriceList) !== null)
   return {
     text: available.filter((field) => field.type === 'text'),
     numeric: available.filter((field) => field.type !== 'text'),

@@ -37,7 +37,7 @@ eachDatabase('kind forms', (ctx) => {
     assert.deepEqual(field('brand'), { name: 'brand', label: { ru: 'Бренд', en: 'Brand' }, input: 'text' })
     assert.deepEqual(field('refractionIndex'), {
       name: 'refractionIndex',
-      label: { ru: 'Индекс преломления', en: 'Refraction index' },
+      label: { ru: 'Индекс преломления', en: 'Refractive index' },
       input: 'number',
     })
     assert.deepEqual(field('cylinder'), {
@@ -55,5 +55,28 @@ eachDatabase('kind forms', (ctx) => {
       ru: 'Сфера от',
       en: 'Sphere from',
     })
+  })
+
+  test("labels are the optician's words; spreadsheets keep their Russian column names; the wire keeps the API's", async () => {
+    const forms = (await app().inject({ method: 'GET', url: '/api/v2/good/nomenclature/kinds' })).json<KindForms>()
+    const form = (kind: string) => forms.kinds.find((candidate) => candidate.kind === kind)!
+    const label = (kind: string, name: string) =>
+      [...form(kind).fields, ...form(kind).columns].find((field) => field.name === name)?.label
+    assert.deepEqual(label('glasses', 'targetGroup'), { ru: 'Пол и возраст', en: 'Gender and age' })
+    assert.deepEqual(label('glasses', 'design'), { ru: 'Форма', en: 'Shape' })
+    assert.deepEqual(label('glasses', 'type'), { ru: 'Тип оправы', en: 'Frame type' })
+    assert.deepEqual(label('lenses', 'cover'), { ru: 'Покрытие', en: 'Coating' })
+    assert.deepEqual(label('contact-lenses', 'wearingPeriod'), { ru: 'Срок замены', en: 'Replacement' })
+    assert.deepEqual(label('contact-lenses', 'dioptre'), { ru: 'Оптическая сила', en: 'Power' })
+    assert.deepEqual(label('contact-lenses', 'dioptreFrom'), { ru: 'Оптическая сила от', en: 'Power from' })
+    assert.deepEqual(label('extras', 'frameTargetGroup'), { ru: 'Пол и возраст', en: 'Gender and age' })
+    // What files already carry is still read: the spreadsheet's names are the descriptor's `ru`.
+    const targetGroup = kinds.find((kind) => kind.path === 'glasses')!.attributes.find((a) => a.name === 'targetGroup')
+    assert.equal(targetGroup?.ru, 'Целевая группа')
+    // No jargon of the accounting systems on the counter.
+    const words = forms.kinds.flatMap((k) => [...k.fields, ...k.columns].map((field) => field.label.ru))
+    for (const jargon of ['Наименование', 'Целевая группа', 'Дизайн', 'Срок ношения', 'Диоптрии']) {
+      assert.ok(!words.some((word) => word.startsWith(jargon)), jargon)
+    }
   })
 })

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import Type, { type Static } from 'typebox'
 import { problemResponses } from '../http/schemas.js'
-import type { Filter, ItemField, Kind } from './kind.js'
+import type { Filter, ItemField, Kind, Label } from './kind.js'
 import { kinds } from './kinds.js'
 import { MAX_AXIS, MAX_POWER } from './prescription.js'
 
@@ -53,34 +53,27 @@ export const KindFormsSchema = Type.Object(
 export type KindForms = Static<typeof KindFormsSchema>
 type FormField = Static<typeof FormFieldSchema>
 
-/** `refractionIndex` → `Refraction index`. */
-function englishLabel(name: string): string {
-  const words = name.replace(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`)
-  return words.charAt(0).toUpperCase() + words.slice(1)
-}
-
-/** The price's label; every other label comes from the kind's `ru` names. */
+/** The price's label; every other label comes from the kind's descriptor (its `labels`, else its `ru` names). */
 const PRICE_LABEL = { ru: 'Цена', en: 'Price' }
 
-function columnLabel(field: ItemField): { ru: string; en: string } {
-  const en = englishLabel(field.name)
+function columnLabel(field: ItemField): Label {
   switch (field.source.from) {
     case 'price':
       return PRICE_LABEL
     case 'attribute':
-      return { ru: field.source.attribute.ru, en }
+      return field.source.attribute.label
     case 'point':
-      return { ru: field.source.range.ru, en }
-    case 'bound':
-      return { ru: `${field.source.range.ru} ${field.source.bound === 'from' ? 'от' : 'до'}`, en }
+      return field.source.range.label
+    case 'bound': {
+      const { label } = field.source.range
+      const from = field.source.bound === 'from'
+      return { ru: `${label.ru} ${from ? 'от' : 'до'}`, en: `${label.en} ${from ? 'from' : 'to'}` }
+    }
   }
 }
 
 function formField(filter: Filter): FormField {
-  const label = {
-    ru: filter.match === 'covers' ? filter.range.ru : filter.attribute.ru,
-    en: englishLabel(filter.name),
-  }
+  const label = filter.match === 'covers' ? filter.range.label : filter.attribute.label
   if (filter.match === 'substring') return { name: filter.name, label, input: 'text' }
   const role = filter.match === 'covers' && filter.prescription ? filter.range.prescription : undefined
   if (!role) return { name: filter.name, label, input: 'number' }

@@ -12,6 +12,12 @@
 
 export type ValueType = 'text' | 'decimal' | 'integer'
 
+/** A field's name as the staff's web app shows it, in Russian and English. */
+export interface Label {
+  readonly ru: string
+  readonly en: string
+}
+
 export interface Attribute {
   /** The API's name (`refractionIndex`). */
   readonly name: string
@@ -22,6 +28,8 @@ export interface Attribute {
   readonly entry: 'key' | 'wildcard' | 'none'
   /** The column's name in a Russian spreadsheet (`Производитель`), which an import's header may use. */
   readonly ru: string
+  /** The optician's name of it on the counter's form and table (KindSpec's `labels`, else `ru` and the API name). */
+  readonly label: Label
 }
 
 /**
@@ -41,6 +49,8 @@ export interface Range {
   readonly prescription?: PrescriptionRole
   /** The range's name in a Russian spreadsheet (`Диаметр`; its bounds are `Диаметр от`, `Диаметр до`). */
   readonly ru: string
+  /** The optician's name of it on the counter's form and table (its bounds' labels add from / to). */
+  readonly label: Label
 }
 
 /** Where an item field's value comes from. */
@@ -101,6 +111,12 @@ export interface KindSpec {
    */
   readonly ru: Readonly<Record<string, string>>
   /**
+   * Where the spreadsheet's Russian name (`ru`, which files already carry) or the API name read as English is not
+   * what an optician says, the words the counter's form and table use instead: `targetGroup: { ru: 'Пол и
+   * возраст', en: 'Gender and age' }`. Names only attributes and ranges.
+   */
+  readonly labels?: Readonly<Record<string, Partial<Label>>>
+  /**
    * Filters of a search that finds goods in the demo catalogue, priced and in the price list (`byPriceList` either
    * way): the OpenAPI document's example of the kind's search and facets, what Swagger UI's "Try it out" sends.
    * Names only the kind's filters.
@@ -135,6 +151,11 @@ export interface Kind {
   readonly filters: readonly Filter[]
   /** `retailPrice` first, then the contract's fields. */
   readonly itemFields: readonly ItemField[]
+  /**
+   * The fields whose values a search form offers (facets, suggestions): the item fields, then every text filter
+   * an item does not carry (a lens's material, geometry, technology), read from the same columns.
+   */
+  readonly valueFields: readonly ItemField[]
   readonly order: readonly ItemField[]
   /** The filters of a search that finds goods in the demo catalogue (KindSpec's `example`). */
   readonly example: Readonly<Record<string, string | number>>
@@ -192,6 +213,12 @@ export function range<const T extends ValueType, const S extends RangeSpec['sku'
 }
 
 /** Resolves a kind's spec into the derived description every other module reads. Throws on an inconsistent spec. */
+/** `refractionIndex` → `Refraction index`. */
+function englishLabel(name: string): string {
+  const words = name.replace(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`)
+  return words.charAt(0).toUpperCase() + words.slice(1)
+}
+
 export function defineKind(spec: KindSpec): Kind {
   const named = [...Object.keys(spec.attributes), ...Object.keys(spec.ranges ?? {})]
   const russian = (name: string): string => {
@@ -202,6 +229,14 @@ export function defineKind(spec: KindSpec): Kind {
   for (const name of Object.keys(spec.ru)) {
     if (!named.includes(name)) throw new Error(`kind ${spec.path}: ru names ${name}, neither an attribute nor a range`)
   }
+  for (const name of Object.keys(spec.labels ?? {})) {
+    if (!named.includes(name))
+      throw new Error(`kind ${spec.path}: labels names ${name}, neither an attribute nor a range`)
+  }
+  const label = (name: string): Label => ({
+    ru: spec.labels?.[name]?.ru ?? russian(name),
+    en: spec.labels?.[name]?.en ?? englishLabel(name),
+  })
   const attributes: Attribute[] = Object.entries(spec.attributes).map(([name, a]) => ({
     name,
     column: snakeCase(name),
@@ -209,6 +244,7 @@ export function defineKind(spec: KindSpec): Kind {
     sqlType: a.sqlType ?? defaultSqlType[a.type],
     entry: a.entry ?? 'none',
     ru: russian(name),
+    label: label(name),
   }))
   const ranges: Range[] = Object.entries(spec.ranges ?? {}).map(([name, r]) => ({
     name,
@@ -218,6 +254,7 @@ export function defineKind(spec: KindSpec): Kind {
     sku: r.sku,
     ...(r.prescription ? { prescription: r.prescription } : {}),
     ru: russian(name),
+    label: label(name),
   }))
   const attributeByName = new Map(attributes.map((a) => [a.name, a]))
   const rangeByName = new Map(ranges.map((r) => [r.name, r]))
@@ -286,6 +323,8 @@ export function defineKind(spec: KindSpec): Kind {
 
   const itemFields = ['retailPrice', ...spec.item].map(resolveItem)
   const itemByName = new Map(itemFields.map((field) => [field.name, field]))
+  const filterOnly = spec.filters.filter((name) => !itemByName.has(name) && attributeByName.get(name)?.type === 'text')
+  const valueFields = [...itemFields, ...filterOnly.map(resolveItem)]
   const order = spec.order.map((name) => {
     const field = itemByName.get(name)
     if (!field) throw new Error(`kind ${spec.path}: order field ${name} is not an item field`)
@@ -307,6 +346,7 @@ export function defineKind(spec: KindSpec): Kind {
       ...(spec.prescription ?? []).map((name) => resolveFilter(name, true)),
     ],
     itemFields,
+    valueFields,
     order,
     example: spec.example,
   })

@@ -42,6 +42,11 @@ const sunglassesSpec = {
     frameType: 'Тип оправы',
     design: 'Дизайн',
   },
+  labels: {
+    targetGroup: { ru: 'Пол и возраст', en: 'Gender and age' },
+    design: { ru: 'Форма', en: 'Shape' },
+    lensesType: { en: 'Lens type' },
+  },
   attributes: {
     manufacturer: text('key'),
     brand: text('key'),
@@ -77,6 +82,11 @@ const glassesSpec = {
     type: 'Тип',
     size: 'Размер',
     design: 'Дизайн',
+  },
+  labels: {
+    targetGroup: { ru: 'Пол и возраст', en: 'Gender and age' },
+    design: { ru: 'Форма', en: 'Shape' },
+    type: { ru: 'Тип оправы', en: 'Frame type' },
   },
   attributes: {
     manufacturer: text('key'),
@@ -118,6 +128,13 @@ const lensesSpec = {
     sphere: 'Сфера',
     cylinder: 'Цилиндр',
     add: 'Аддидация',
+  },
+  labels: {
+    type: { ru: 'Тип линзы', en: 'Lens type' },
+    lensClass: { en: 'Lens class' },
+    cover: { en: 'Coating' },
+    refractionIndex: { en: 'Refractive index' },
+    add: { en: 'Addition' },
   },
   attributes: {
     manufacturer: text('key'),
@@ -194,6 +211,14 @@ const contactLensesSpec = {
     cylinder: 'Цилиндр',
     axis: 'Ось',
   },
+  labels: {
+    name: { ru: 'Название', en: 'Product' },
+    wearingPeriod: { ru: 'Срок замены', en: 'Replacement' },
+    packageQuantity: { ru: 'Линз в упаковке', en: 'Lenses per box' },
+    add: { en: 'Addition' },
+    curvatureRadius: { ru: 'Радиус кривизны (BC)', en: 'Base curve (BC)' },
+    dioptre: { ru: 'Оптическая сила', en: 'Power' },
+  },
   attributes: {
     manufacturer: text('key'),
     name: text('key'),
@@ -252,6 +277,10 @@ const extrasSpec = {
     lensManufacturer: 'Производитель линз',
     lensBrand: 'Бренд линз',
     dioptre: 'Диоптрии',
+  },
+  labels: {
+    frameTargetGroup: { ru: 'Пол и возраст', en: 'Gender and age' },
+    dioptre: { ru: 'Оптическая сила', en: 'Power' },
   },
   attributes: {
     frameManufacturer: text('key'),
@@ -312,6 +341,12 @@ const semifinishedLensesSpec = {
     color: 'Цвет',
     refractionIndex: 'Индекс преломления',
     diameter: 'Диаметр',
+  },
+  labels: {
+    type: { ru: 'Тип линзы', en: 'Lens type' },
+    lensesClass: { en: 'Lens class' },
+    cover: { en: 'Coating' },
+    refractionIndex: { en: 'Refractive index' },
   },
   attributes: {
     manufacturer: text('key'),

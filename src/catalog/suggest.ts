@@ -199,7 +199,7 @@ export async function suggest(
   cache?: ResultCache,
   index?: SearchIndexAnswers,
 ): Promise<Suggestion[]> {
-  const field = kind.itemFields.find((candidate) => candidate.name === request.field)
+  const field = kind.valueFields.find((candidate) => candidate.name === request.field)
   const column = field && field.type === 'text' ? fieldSql(field, request.byPriceList) : null
   if (!field || !column) {
     throw invalidField(

@@ -5,7 +5,7 @@ import Papa from 'papaparse'
 import type { Kind } from '../catalog/kind.js'
 import { kindQueries } from '../catalog/kind-tables.js'
 import type { Tables } from '../db/tables.js'
-import { neutraliseFormula } from './formula-cells.js'
+import { neutraliseFormula } from '../domain/formula-cells.js'
 import {
   columnHeader,
   type HeaderLanguage,
@@ -41,7 +41,7 @@ const isNumeric = (column: TransferColumn) => column.type !== 'text' && column.t
 
 /**
  * Writes batches of rows as CSV with a header of API names (or Russian ones); resolves when everything is flushed into `out`. A text
- * cell a spreadsheet would run as a formula is written with a `'` in front (formula-cells.ts); the import takes it
+ * cell a spreadsheet would run as a formula is written with a `'` in front (domain/formula-cells.ts); the import takes it
  * off again.
  */
 export async function writeCsv(

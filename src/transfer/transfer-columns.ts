@@ -1,10 +1,10 @@
 import { entryFieldColumns, skuFieldColumns } from '../catalog/catalog-repository.js'
 import type { Kind, ValueType } from '../catalog/kind.js'
 import { canonicalDecimal, compareDecimals } from '../domain/decimal.js'
+import { restoreFormula } from '../domain/formula-cells.js'
 import { canonicalText, keyTextProblem } from '../domain/key-text.js'
 import { groupedDecimal, MAX_PRICE, MAX_TEXT_LENGTH } from '../domain/limits.js'
 import { messageText } from '../domain/messages.js'
-import { restoreFormula } from './formula-cells.js'
 
 /*
  * The columns of a kind's price list and nomenclature as files see them (header = API field names), with the

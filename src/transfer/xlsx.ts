@@ -3,11 +3,21 @@ import type { Writable } from 'node:stream'
 import { strFromU8, strToU8, unzipSync, Zip, ZipDeflate, ZipPassThrough } from 'fflate'
 import { messageText } from '../domain/messages.js'
 import { startModuleWorker } from '../domain/module-worker.js'
+import {
+  rowXml,
+  SHEET_END,
+  SHEET_PART,
+  sheetStart,
+  staticParts,
+  type XlsxCell,
+  type XlsxColumn,
+} from '../domain/spreadsheet-xml.js'
 import type { CsvProblem, CsvReader, CsvRecord, CsvSource } from './csv-records.js'
 
 /*
  * XLSX, both ways, on fflate (zip only, no dependencies) instead of a spreadsheet library: the service writes one
- * plain sheet and reads the first sheet of a workbook, which is a few hundred lines of SpreadsheetML.
+ * plain sheet (its SpreadsheetML in domain/spreadsheet-xml.ts, which the web app writes too) and reads the first
+ * sheet of a workbook, which is a few hundred lines of SpreadsheetML.
  *
  * Writing streams: the sheet's XML is deflated as rows come, and the zip's output goes to `out` with its
  * backpressure respected, so memory holds one batch of rows whatever the size. Text cells are inline strings and
@@ -20,55 +30,7 @@ import type { CsvProblem, CsvReader, CsvRecord, CsvSource } from './csv-records.
  * 10 489.499999999998 computed by a formula is 10489.5), booleans, and the cached value of a formula cell.
  */
 
-export interface XlsxColumn {
-  readonly header: string
-  readonly kind: 'text' | 'number' | 'money'
-  /** Display width in characters. */
-  readonly width: number
-}
-
-/** A cell: text, or a number as exact decimal text, or empty. */
-export type XlsxCell = { readonly text: string } | { readonly number: string } | null
-
-const XML_HEADER = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
-const MAIN_NS = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main'
-const REL_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships'
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the characters XML 1.0 cannot hold are the point
-const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g
-const ESCAPE_LIKE = /_x[0-9a-fA-F]{4}_/g
-
-/** Text as the content of an XML element: markup escaped, unrepresentable characters as `_xHHHH_`. */
-function xmlText(text: string): string {
-  return text
-    .replace(ESCAPE_LIKE, (match) => `_x005F${match}`)
-    .replace(NOT_XML, (char) => `_x${char.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}_`)
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-}
-
-const xmlAttribute = (text: string) => xmlText(text).replace(/"/g, '&quot;')
-
-/** `0` → `A`, `25` → `Z`, `26` → `AA`. */
-function columnLetters(index: number): string {
-  let letters = ''
-  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26)) {
-    letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters
-  }
-  return letters
-}
-
-function staticParts(sheetName: string): Record<string, string> {
-  return {
-    '[Content_Types].xml': `${XML_HEADER}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/><Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/></Types>`,
-    '_rels/.rels': `${XML_HEADER}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${REL_NS}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
-    'xl/workbook.xml': `${XML_HEADER}<workbook xmlns="${MAIN_NS}" xmlns:r="${REL_NS}"><sheets><sheet name="${xmlAttribute(sheetName.slice(0, 31).replace(/[\\/?*[\]:]/g, ' '))}" sheetId="1" r:id="rId1"/></sheets></workbook>`,
-    'xl/_rels/workbook.xml.rels': `${XML_HEADER}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${REL_NS}/worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="rId2" Type="${REL_NS}/styles" Target="styles.xml"/></Relationships>`,
-    // Styles: 0 default, 1 bold (the header), 2 money with two decimals and grouping.
-    'xl/styles.xml': `${XML_HEADER}<styleSheet xmlns="${MAIN_NS}"><numFmts count="1"><numFmt numFmtId="164" formatCode="#,##0.00"/></numFmts><fonts count="2"><font><sz val="11"/><name val="Calibri"/></font><font><b/><sz val="11"/><name val="Calibri"/></font></fonts><fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills><borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs><cellXfs count="3"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/><xf numFmtId="0" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1"/><xf numFmtId="164" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/></cellXfs></styleSheet>`,
-  }
-}
+export type { XlsxCell, XlsxColumn }
 
 /**
  * Writes rows as a one-sheet workbook into `out`, streaming: the header row in bold and frozen, numbers as number
@@ -106,46 +68,21 @@ export async function writeXlsxSheet(
       zip.add(part)
       part.push(strToU8(text), true)
     }
-    const sheet = new ZipDeflate('xl/worksheets/sheet1.xml', { level: 6 })
+    const sheet = new ZipDeflate(SHEET_PART, { level: 6 })
     zip.add(sheet)
-    const letters = columns.map((_, index) => columnLetters(index))
-    const cols = columns
-      .map((column, index) => `<col min="${index + 1}" max="${index + 1}" width="${column.width}" customWidth="1"/>`)
-      .join('')
-    const header = columns
-      .map(
-        (column, index) =>
-          `<c r="${letters[index]}1" s="1" t="inlineStr"><is><t xml:space="preserve">${xmlText(column.header)}</t></is></c>`,
-      )
-      .join('')
-    sheet.push(
-      strToU8(
-        `${XML_HEADER}<worksheet xmlns="${MAIN_NS}" xmlns:r="${REL_NS}"><sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/></sheetView></sheetViews><cols>${cols}</cols><sheetData><row r="1">${header}</row>`,
-      ),
-    )
+    sheet.push(strToU8(sheetStart(columns)))
     await flush()
     let count = 0
     for await (const batch of rows) {
       let xml = ''
       for (const row of batch) {
-        const r = count + 2
-        xml += `<row r="${r}">`
-        row.forEach((cell, index) => {
-          if (cell === null) return
-          const ref = `${letters[index]}${r}`
-          if ('number' in cell) {
-            xml += `<c r="${ref}"${columns[index]?.kind === 'money' ? ' s="2"' : ''}><v>${cell.number}</v></c>`
-          } else {
-            xml += `<c r="${ref}" t="inlineStr"><is><t xml:space="preserve">${xmlText(cell.text)}</t></is></c>`
-          }
-        })
-        xml += '</row>'
+        xml += rowXml(row, count + 2, columns)
         count++
       }
       sheet.push(strToU8(xml))
       await flush()
     }
-    sheet.push(strToU8('</sheetData></worksheet>'), true)
+    sheet.push(strToU8(SHEET_END), true)
     zip.end()
     await flush()
     if (!ended) throw new Error('the XLSX zip did not end')

@@ -159,6 +159,42 @@ browserSuite('counter search in a real browser', (ctx, browser) => {
     }
   })
 
+  test('every text filter of every kind offers its values, and suggests them as one types', async () => {
+    for (const form of forms) {
+      await openTab(form.kind)
+      for (const field of form.fields.filter((candidate) => candidate.input === 'text')) {
+        const input = page.locator(`#${form.kind}-${field.name}`)
+        await input.focus()
+        const first = page.locator(`#${form.kind}-${field.name}-list [role="option"]`).first()
+        await first.waitFor()
+        const value = (await first.locator('span').first().textContent())!
+        // The first letters typed: the service suggests the value (lens material, geometry and technology
+        // included), and the list shows it.
+        const suggested = page.waitForResponse((response) => {
+          const url = new URL(response.url())
+          return (
+            url.pathname.endsWith('/suggest') &&
+            url.searchParams.get('kind') === form.kind &&
+            url.searchParams.get('field') === field.name
+          )
+        })
+        await input.pressSequentially(value.slice(0, 3), { delay: 20 })
+        const { suggestions } = (await (await suggested).json()) as { suggestions: { value: string }[] }
+        assert.ok(
+          suggestions.some((suggestion) => suggestion.value === value),
+          `${form.kind}.${field.name} suggests ${value}`,
+        )
+        await until(`${form.kind}.${field.name} suggesting ${value}`, async () =>
+          (await page.locator(`#${form.kind}-${field.name}-list [role="option"] span`).allTextContents()).includes(
+            value,
+          ),
+        )
+        await input.fill('')
+        await page.keyboard.press('Escape')
+      }
+    }
+  })
+
   test('prescription fields are checked as the API checks them, and a plus cylinder is explained', async () => {
     const lenses = forms.find((form) => form.fields.some((field) => field.role === 'cylinder'))!
     const role = (name: string) => lenses.fields.find((field) => field.role === name)!.name

@@ -113,7 +113,7 @@ async function answer(call: IndexCall): Promise<unknown> {
       return index.listing(call.request)
     case 'suggestions': {
       const kind = kindOf(call.kind)
-      const field = kind.itemFields.find((candidate) => candidate.name === call.field)
+      const field = kind.valueFields.find((candidate) => candidate.name === call.field)
       if (!field) return undefined
       return index.suggestions(kind, field, call.byPriceList, call.query, call.limit)
     }

@@ -1224,7 +1224,7 @@ export function warmTables(kind: Kind, tables: IndexedSearch, timezoneListing: b
         (text) => text,
       )
     }
-    for (const field of kind.itemFields) {
+    for (const field of kind.valueFields) {
       if (field.type !== 'text') continue
       const values = fieldValueCounts(tables, field, byPriceList)
       if (values && indexedForSimilarity(values)) trigramPostings(values)

@@ -5763,6 +5763,15 @@ export interface operations {
                                     readonly value: string;
                                 }[];
                             };
+                            readonly geometry?: {
+                                /** @description How many distinct values there are in all */
+                                readonly distinct: number;
+                                /** @description The most frequent values (at most 50), by count then value */
+                                readonly values: readonly {
+                                    readonly count: number;
+                                    readonly value: string;
+                                }[];
+                            };
                             readonly lensClass?: {
                                 /** @description How many distinct values there are in all */
                                 readonly distinct: number;
@@ -5773,6 +5782,24 @@ export interface operations {
                                 }[];
                             };
                             readonly manufacturer?: {
+                                /** @description How many distinct values there are in all */
+                                readonly distinct: number;
+                                /** @description The most frequent values (at most 50), by count then value */
+                                readonly values: readonly {
+                                    readonly count: number;
+                                    readonly value: string;
+                                }[];
+                            };
+                            readonly material?: {
+                                /** @description How many distinct values there are in all */
+                                readonly distinct: number;
+                                /** @description The most frequent values (at most 50), by count then value */
+                                readonly values: readonly {
+                                    readonly count: number;
+                                    readonly value: string;
+                                }[];
+                            };
+                            readonly technology?: {
                                 /** @description How many distinct values there are in all */
                                 readonly distinct: number;
                                 /** @description The most frequent values (at most 50), by count then value */
@@ -6155,6 +6182,15 @@ export interface operations {
                                 }[];
                             };
                             readonly manufacturer?: {
+                                /** @description How many distinct values there are in all */
+                                readonly distinct: number;
+                                /** @description The most frequent values (at most 50), by count then value */
+                                readonly values: readonly {
+                                    readonly count: number;
+                                    readonly value: string;
+                                }[];
+                            };
+                            readonly material?: {
                                 /** @description How many distinct values there are in all */
                                 readonly distinct: number;
                                 /** @description The most frequent values (at most 50), by count then value */

@@ -3,12 +3,14 @@ import type { Api, FormField, KindForm } from '../api.js'
 import type { Language, Translate } from '../i18n/index.js'
 import { Pager } from '../pager.js'
 import { ColumnChooser, useHiddenColumns } from './column-chooser.js'
+import { ExportBar } from './export-bar.js'
 import { KindTabs } from './kind-tabs.js'
 import { checkNumber } from './prescription.js'
 import { ResultsTable } from './results-table.js'
 import { SearchFilters } from './search-filters.js'
 import { emptyQuery, type KindQuery, locationHash, readLocation, rememberKind } from './search-location.js'
 import { searchBody, useSearchResults, useStaleKinds } from './use-search-results.js'
+import { viewInWords } from './view-export.js'
 
 /*
  * The counter search: a tab per kind, the kind's form drawn from its descriptor (GET …/kinds), results as one
@@ -30,6 +32,13 @@ export function SearchScreen({ api, forms, language, t }: SearchScreenProps) {
   const [queries, setQueries] = useState<Readonly<Record<string, KindQuery>>>({ [initial.kind]: initial.query })
   const [byPriceList, setByPriceList] = useState(initial.byPriceList)
   const written = useRef<string | undefined>(undefined)
+  // The date a printed page states: when it was printed, not when the screen was opened.
+  const [printedAt, setPrintedAt] = useState(() => new Date())
+  useEffect(() => {
+    const stamp = () => setPrintedAt(new Date())
+    window.addEventListener('beforeprint', stamp)
+    return () => window.removeEventListener('beforeprint', stamp)
+  }, [])
 
   const form = forms.find((candidate) => candidate.kind === kind) ?? forms[0]!
   const [hiddenColumns, setHiddenColumns] = useHiddenColumns(form.kind)
@@ -108,6 +117,8 @@ export function SearchScreen({ api, forms, language, t }: SearchScreenProps) {
       : undefined
   const stale = page !== undefined && (staleReason !== undefined || error !== undefined)
   const title = form.title[language]
+  const visibleColumns = form.columns.filter((column) => !hiddenColumns.includes(column.name))
+  const shownFrom = page && page.numberOfElements > 0 ? page.number * page.size + 1 : 0
 
   return (
     <div class="search">
@@ -132,21 +143,51 @@ export function SearchScreen({ api, forms, language, t }: SearchScreenProps) {
           t={t}
         />
         {error ? <p role="alert">{t('searchFailed', { reason: error })}</p> : null}
+        {/* What a printed page says above its table: the kind, the search in words, the rows and the date. */}
+        <div class="print-only print-heading">
+          <h2>{title}</h2>
+          {viewInWords(form, query, byPriceList, language, t).map((line) => (
+            <p key={line}>{line}</p>
+          ))}
+          {page ? (
+            <p>
+              {t('printedRows', {
+                from: shownFrom,
+                to: shownFrom === 0 ? 0 : shownFrom + page.numberOfElements - 1,
+                total: page.totalElements,
+              })}
+            </p>
+          ) : null}
+          <p>{t('printedOn', { date: printedAt.toLocaleString(language) })}</p>
+        </div>
         <div class={stale ? 'results-area stale' : 'results-area'}>
           {stale && staleReason ? (
             <p class="stale-note" role="status">
               {t('staleResults', { reason: staleReason })}
             </p>
           ) : null}
-          <ColumnChooser
-            columns={form.columns}
-            hidden={hiddenColumns}
-            onChange={setHiddenColumns}
-            language={language}
-            t={t}
-          />
+          <div class="results-tools">
+            <ColumnChooser
+              columns={form.columns}
+              hidden={hiddenColumns}
+              onChange={setHiddenColumns}
+              language={language}
+              t={t}
+            />
+            <ExportBar
+              api={api}
+              kind={form.kind}
+              title={title}
+              body={body}
+              sort={query.sort}
+              columns={visibleColumns}
+              total={stale ? undefined : page?.totalElements}
+              language={language}
+              t={t}
+            />
+          </div>
           <ResultsTable
-            columns={form.columns.filter((column) => !hiddenColumns.includes(column.name))}
+            columns={visibleColumns}
             page={page}
             sort={query.sort}
             onSort={(sort) => update({ sort, page: 0 }, 0)}
