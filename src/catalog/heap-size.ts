@@ -18,12 +18,15 @@ const SLOT = 8
 const STRING_HEADER = 16
 const HEAP_NUMBER = 16
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: one-byte strings are exactly those of U+0000..U+00FF.
-const oneByte = /^[\u0000-\u00ff]*$/
+/** One-byte strings are exactly those of U+0000..U+00FF (a loop: a third of a regular expression's time). */
+function oneByte(text: string): boolean {
+  for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) > 0xff) return false
+  return true
+}
 
 /** Bytes a string takes on the heap (rounded up to whole words). */
 export function stringBytes(text: string): number {
-  const characters = oneByte.test(text) ? text.length : text.length * 2
+  const characters = oneByte(text) ? text.length : text.length * 2
   return STRING_HEADER + Math.ceil(characters / SLOT) * SLOT
 }
 
@@ -39,7 +42,10 @@ export function heapBytes(value: unknown): number {
       if (value === null) return 0
       if (Array.isArray(value)) {
         let bytes = ARRAY_HEADER + SLOT * value.length
-        for (const item of value) bytes += heapBytes(item)
+        for (let index = 0; index < value.length; index++) {
+          const item: unknown = value[index]
+          bytes += typeof item === 'string' ? stringBytes(item) : heapBytes(item)
+        }
         return bytes
       }
       if (value instanceof Date) return OBJECT_HEADER + HEAP_NUMBER
