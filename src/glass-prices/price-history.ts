@@ -44,6 +44,16 @@ export function lockGlassPriceList(db: Kysely<Tables>): Promise<void> {
   return lockForTransaction(db, 'optics.price-list', 'glasses_price')
 }
 
+/**
+ * Holds every entry of the glass price list against writes until the transaction ends, for a change that spans many
+ * of them (bulk change, revert): one lock for the table instead of one per row, which at a whole list cost a pass
+ * that wrote every row (and its WAL) before the change itself. Reads go on; a single entry's write waits, as it
+ * waited for its row before. `db` must be a transaction.
+ */
+export async function lockGlassPriceEntries(db: Kysely<Tables>): Promise<void> {
+  await sql`LOCK TABLE glasses_price IN EXCLUSIVE MODE`.execute(db)
+}
+
 /** The rows that turn `before` into `after` (either may be absent: a create, a delete). */
 export function entryChangeRows(before: EntryRow | undefined, after: EntryRow | undefined): ChangeRow[] {
   const entryId = Number((after ?? before)?.id)
@@ -245,14 +255,9 @@ export async function revertChange(db: Kysely<Tables>, changeIdText: string, use
       )
     }
 
-    // Lock the entries first, in id order: the statements below then never wait while holding other locks.
-    await sql`
-      WITH locked AS (
-        SELECT e.id FROM glasses_price e
-        WHERE e.id IN (SELECT entry_id FROM glass_price_change_row WHERE change_id = ${changeId})
-        ORDER BY e.id FOR UPDATE
-      )
-      SELECT count(*) FROM locked`.execute(trx)
+    // The price list is locked against writes first: the statements below then never wait while holding other
+    // locks, and what the plan reads stays true until they write.
+    await lockGlassPriceEntries(trx)
 
     await sql`
       CREATE TEMP TABLE glass_price_revert_plan ON COMMIT DROP AS
