@@ -1,5 +1,7 @@
 import { request } from 'node:http'
+import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
+import { openDatabase, type RawClient } from '../src/db/database.js'
 import { buildService, startService } from './service.js'
 
 /*
@@ -9,6 +11,12 @@ import { buildService, startService } from './service.js'
  * of every entry (retail = purchase × k, whole roubles), the revert of that change, and the upload of the whole
  * list (its own CSV export, prices changed) with `mode=upsert`. Each `--runs` times (default 3); prints each, then
  * the medians. The service runs as `npm start` runs it, with its deadlines off.
+ *
+ * On a server (BENCH_DATABASE_URL) each write also has its floor, the bare statements that do the same work without
+ * checks or counts, run through the driver on the same data just before or after the service's write and rolled
+ * back: the bulk change's `UPDATE`; the revert's `UPDATE … FROM` the change's rows; the upload's COPY of the same
+ * rows into a staging table and its `UPDATE … FROM` it, matched on the entries' keys; each alone, and with the
+ * bare `INSERT … SELECT` of the history rows the service writes for it (the ratio is to that).
  */
 
 const { values } = parseArgs({
@@ -54,6 +62,117 @@ async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
 
 const median = (numbers: number[]) => [...numbers].sort((a, b) => a - b)[Math.floor(numbers.length / 2)] as number
 
+/** Thrown to roll a floor's transaction back once timed: the seconds of its write alone and of all its statements. */
+class RolledBack extends Error {
+  constructor(readonly figures: Floor) {
+    super('rolled back')
+  }
+}
+
+interface Floor {
+  /** The bare write statement alone. */
+  readonly write: number
+  /** With the bare statement that writes its history rows, as the service writes them. */
+  readonly withHistory: number
+}
+
+const floorDb = url ? await openDatabase({ url, poolSize: 1, statementTimeoutMs: 0 }) : undefined
+
+/**
+ * Times a floor in a transaction of its own, then rolls it back (the data stay as they were): `prepare` (not
+ * timed, bar `copy` inside it), the history statement and the write statement, given the history's change id.
+ */
+async function floor(parts: {
+  readonly prepare?: (client: RawClient) => Promise<number>
+  readonly history: string
+  readonly write: string
+  readonly parameters?: readonly unknown[]
+}): Promise<Floor> {
+  if (!floorDb) return { write: Number.NaN, withHistory: Number.NaN }
+  try {
+    await floorDb.rawTransaction(async (client) => {
+      const copySeconds = (await parts.prepare?.(client)) ?? 0
+      const [change] = await client.query<{ id: number }>(
+        `INSERT INTO glass_price_change (action, created_by, parameters) VALUES ('IMPORT', 'floor', '{}') RETURNING id`,
+      )
+      const [, historySeconds] = await timed(() =>
+        client.query(parts.history, [change?.id, ...(parts.parameters ?? [])]),
+      )
+      const [, writeSeconds] = await timed(() => client.query(parts.write, parts.parameters ?? []))
+      throw new RolledBack({
+        write: copySeconds + writeSeconds,
+        withHistory: copySeconds + writeSeconds + historySeconds,
+      })
+    })
+  } catch (error) {
+    if (error instanceof RolledBack) return error.figures
+    throw error
+  }
+  throw new Error('a floor was not rolled back')
+}
+
+/** The bulk change's: every retail price = purchase × k in whole roubles, where that changes it. */
+const changeFloor = (k: string) =>
+  floor({
+    history: `INSERT INTO glass_price_change_row (change_id, entry_id, field, old_value, new_value)
+      SELECT $1, id, 'price', price::text, round(purchase * ${k}, 0)::text FROM glasses_price
+      WHERE price IS DISTINCT FROM round(purchase * ${k}, 0)`,
+    write: `UPDATE glasses_price SET price = round(purchase * ${k}, 0), updated_at = now(), updated_by = 'floor',
+        version = version + 1
+      WHERE price IS DISTINCT FROM round(purchase * ${k}, 0)`,
+  })
+
+/** The revert's: every entry of the change back to its recorded old price. */
+const revertFloor = (batch: string) =>
+  floor({
+    history: `INSERT INTO glass_price_change_row (change_id, entry_id, field, old_value, new_value)
+      SELECT $1, entry_id, field, new_value, old_value FROM glass_price_change_row WHERE change_id = $2`,
+    write: `UPDATE glasses_price e SET price = r.old_value::numeric, updated_at = now(), updated_by = 'floor',
+        version = e.version + 1
+      FROM glass_price_change_row r WHERE r.change_id = $1 AND r.field = 'price' AND e.id = r.entry_id`,
+    parameters: [batch],
+  })
+
+/** The rows of a CSV export (no comma in a key, as the demo's) as COPY text of the key columns and the prices. */
+function copyText(lines: readonly string[], columns: readonly string[]): string {
+  const at = ['manufacturer', 'brand', 'model', 'price', 'purchase'].map((name) => columns.indexOf(name))
+  return lines.map((line) => `${at.map((index) => line.split(',')[index]).join('\t')}\n`).join('')
+}
+
+const matched = `optics_norm(t.manufacturer) = optics_norm(s.manufacturer) AND optics_norm(t.brand) = optics_norm(s.brand)
+  AND optics_norm(t.model) = optics_norm(s.model)`
+
+/** The upload's: the same rows copied into a staging table, and every entry they change updated from it. */
+const uploadFloor = (rows: string) =>
+  floor({
+    async prepare(client) {
+      await client.query(
+        `CREATE TEMP TABLE floor_staging (manufacturer text, brand text, model text, price numeric(12,2),
+           purchase numeric(12,2)) ON COMMIT DROP`,
+      )
+      const [, seconds] = await timed(() =>
+        client.copyRows(
+          'floor_staging',
+          ['manufacturer', 'brand', 'model', 'price', 'purchase'],
+          (async function* () {
+            yield rows
+          })(),
+        ),
+      )
+      return seconds
+    },
+    history: `INSERT INTO glass_price_change_row (change_id, entry_id, field, old_value, new_value)
+      SELECT $1, t.id, f.field, f.old_value, f.new_value
+      FROM floor_staging s JOIN glasses_price t ON ${matched}
+      CROSS JOIN LATERAL (VALUES ('price', t.price::text, s.price::text), ('purchase', t.purchase::text, s.purchase::text))
+        AS f (field, old_value, new_value)
+      WHERE f.old_value IS DISTINCT FROM f.new_value`,
+    write: `UPDATE glasses_price t SET price = s.price, purchase = s.purchase, updated_at = now(), updated_by = 'floor',
+        version = t.version + 1
+      FROM floor_staging s
+      WHERE ${matched} AND (t.price, t.purchase) IS DISTINCT FROM (s.price, s.purchase)`,
+  })
+
 buildService()
 const service = await startService({
   ...(url ? { url } : { dataDir: values['data-dir'] }),
@@ -61,7 +180,9 @@ const service = await startService({
   readySeconds: 600,
 })
 const base = `${service.baseUrl}/api/v2/glasses/prices`
-const figures: Record<'change' | 'revert' | 'upload', number[]> = { change: [], revert: [], upload: [] }
+type Write = 'change' | 'revert' | 'upload'
+const figures: Record<Write, number[]> = { change: [], revert: [], upload: [] }
+const floors: Record<Write, Floor[]> = { change: [], revert: [], upload: [] }
 try {
   for (let run = 0; run < runs; run++) {
     const [change, changeSeconds] = await timed(() =>
@@ -79,8 +200,11 @@ try {
     if (change.status !== 200) throw new Error(`bulk change: ${change.status} ${change.body}`)
     const batch = String(change.headers['x-price-change-batch'])
     const changed = Number(change.headers['x-changed-count'])
+    // The floors run where the service's write ran: the revert's with the change applied, the change's after it.
+    floors.revert.push(await revertFloor(batch))
     const [revert, revertSeconds] = await timed(() => send(`${base}/changes/${batch}/revert`, 'POST'))
     if (revert.status !== 200) throw new Error(`revert: ${revert.status} ${revert.body}`)
+    floors.change.push(await changeFloor(run % 2 === 0 ? '2.1' : '2.2'))
     // The list's own export, every price one rouble higher: an upsert that updates every entry.
     const exported = await send(`${base}/export`, 'GET')
     const lines = exported.body.trimEnd().split('\n')
@@ -96,6 +220,7 @@ try {
         return fields.join(',')
       }),
     ].join('\n')
+    floors.upload.push(await uploadFloor(copyText(csv.split('\n').slice(1), columns)))
     const [upload, uploadSeconds] = await timed(() => send(`${base}/import?mode=upsert`, 'POST', csv, 'text/csv'))
     if (upload.status !== 200) throw new Error(`upload: ${upload.status} ${upload.body.slice(0, 500)}`)
     const counts = JSON.parse(upload.body) as { rows: number; updated: number }
@@ -105,13 +230,35 @@ try {
     process.stdout.write(
       `run ${run + 1}: bulk change of ${changed.toLocaleString('en-US')} entries ${changeSeconds.toFixed(2)} s; ` +
         `its revert ${revertSeconds.toFixed(2)} s; upsert upload of ${counts.rows.toLocaleString('en-US')} rows ` +
-        `(${counts.updated.toLocaleString('en-US')} updated) ${uploadSeconds.toFixed(2)} s\n`,
+        `(${counts.updated.toLocaleString('en-US')} updated) ${uploadSeconds.toFixed(2)} s` +
+        (floorDb
+          ? `; floors (write, with history) ${(['change', 'revert', 'upload'] as const)
+              .map((write) => {
+                const last = floors[write].at(-1)
+                return `${last?.write.toFixed(2)}, ${last?.withHistory.toFixed(2)}`
+              })
+              .join(' / ')} s`
+          : '') +
+        '\n',
     )
   }
 } finally {
   await service.stop()
+  await floorDb?.close()
+}
+const summary = (write: Write, name: string) => {
+  const service = median(figures[write])
+  if (!floorDb) return `${name} ${service.toFixed(2)} s`
+  const bare = median(floors[write].map((figure) => figure.write))
+  const withHistory = median(floors[write].map((figure) => figure.withHistory))
+  return (
+    `${name} ${service.toFixed(2)} s (floor ${bare.toFixed(2)} s, ${withHistory.toFixed(2)} s with its history: ` +
+    `${(service / withHistory).toFixed(2)} ×)`
+  )
 }
 process.stdout.write(
-  `medians of ${runs}: bulk change ${median(figures.change).toFixed(2)} s, revert ${median(figures.revert).toFixed(2)} s, ` +
-    `upload ${median(figures.upload).toFixed(2)} s\n`,
+  `medians of ${runs}: ${summary('change', 'bulk change')}, ${summary('revert', 'revert')}, ` +
+    `${summary('upload', 'upload')}; load average ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(' ')}\n`,
 )

@@ -85,6 +85,13 @@ async function describeSchema(db: Kysely<any>): Promise<Map<string, string>> {
       FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid
       WHERE c.relnamespace = current_schema()::regnamespace`,
   )
+  // Storage parameters (a price table's fillfactor, migration 0016) shape how its writes go.
+  await read(
+    'storage',
+    sql`SELECT c.relname AS name, array_to_string(c.reloptions, ',') AS definition
+      FROM pg_class c
+      WHERE c.relnamespace = current_schema()::regnamespace AND c.reloptions IS NOT NULL`,
+  )
   await read(
     'index',
     sql`SELECT indexname AS name, indexdef AS definition FROM pg_indexes WHERE schemaname = current_schema()`,

@@ -16,7 +16,7 @@ import {
   ROUNDINGS,
   type Rounding,
 } from './glass-price-schemas.js'
-import { finishChange, lockGlassPriceList, openChange } from './price-history.js'
+import { finishChange, lockGlassPriceEntries, lockGlassPriceList, openChange } from './price-history.js'
 import { reportJobProgress } from './write-jobs.js'
 
 /*
@@ -30,9 +30,10 @@ import { reportJobProgress } from './write-jobs.js'
  *
  * For the contract's steps and NEAREST this is round_half_up(raw / step) × step, as SPEC §5 writes it. All
  * arithmetic is PostgreSQL `numeric`, in set-based statements. One transaction: the price list's advisory lock serialises bulk
- * changes (the second sees the first's results whole), the selected rows are locked in id order, a single
- * rejected row (new ≤ 0, or above the column's maximum) rejects the call before anything is written, and only
- * rows whose value changes are written, with their history rows in the same statement.
+ * changes (the second sees the first's results whole), the price list is locked against writes (reads go on), a
+ * single rejected row (new ≤ 0, or above the column's maximum) rejects the call before anything is written, and
+ * only rows whose value changes are written, with their history rows in the same statement: one count, then one
+ * statement, as the bare UPDATE and its history would be.
  */
 
 /** A validated bulk change: decimals as canonical text, `round` normalised (TO_INT → WHOLE). */
@@ -204,13 +205,12 @@ function ruleSql(filter: GlassPriceFilter, rule: BulkChangeRule): RuleSql {
   }
 }
 
-/** `computed(id, manufacturer, brand, model, base, old_value, new_value)` over the selection, optionally locked. */
-function computedCte(parts: RuleSql, lock: boolean): RawBuilder<unknown> {
-  const locking = lock ? sql` ORDER BY e.id FOR UPDATE` : sql``
+/** `computed(id, manufacturer, brand, model, base, old_value, new_value)` over the selection. */
+function computedCte(parts: RuleSql): RawBuilder<unknown> {
   return sql`
     WITH selected AS (
       SELECT e.id, e.manufacturer, e.brand, e.model, e.price, e.purchase
-      FROM glasses_price e WHERE ${parts.where}${locking}
+      FROM glasses_price e WHERE ${parts.where}
     ), computed AS (
       SELECT e.id, e.manufacturer, e.brand, e.model, e.price, e.purchase,
              ${parts.base} AS base, ${parts.oldValue} AS old_value, ${parts.newValue} AS new_value
@@ -224,9 +224,9 @@ interface Counts {
   readonly rejectedCount: number
 }
 
-async function countSelection(db: Kysely<Tables>, parts: RuleSql, lock: boolean): Promise<Counts> {
+async function countSelection(db: Kysely<Tables>, parts: RuleSql): Promise<Counts> {
   const { rows } = await sql<Record<'selected' | 'changed' | 'rejected', number | string>>`
-    ${computedCte(parts, lock)}
+    ${computedCte(parts)}
     SELECT count(*) AS selected,
            count(*) FILTER (WHERE new_value <> old_value) AS changed,
            count(*) FILTER (WHERE ${parts.rejected(sql.ref('new_value'))}) AS rejected
@@ -247,7 +247,7 @@ async function firstRows(
 ): Promise<PreviewRow[]> {
   const condition = which === 'changed' ? sql`new_value <> old_value` : parts.rejected(sql.ref('new_value'))
   const { rows } = await sql<Record<string, string | number>>`
-    ${computedCte(parts, false)}
+    ${computedCte(parts)}
     SELECT id, manufacturer, brand, model, base, old_value, new_value FROM computed
     WHERE ${condition} ORDER BY id LIMIT ${limit}`.execute(db)
   return rows.map((row) => ({
@@ -269,7 +269,7 @@ async function selectionTotals(db: Kysely<Tables>, parts: RuleSql, rule: BulkCha
   const markup = (retail: RawBuilder<unknown>, purchase: RawBuilder<unknown>) =>
     sql`round((${retail} - ${purchase}) * 100 / nullif(${purchase}, 0), 2)::text`
   const { rows } = await sql<Record<string, string | null>>`
-    ${computedCte(parts, false)}, sums AS (
+    ${computedCte(parts)}, sums AS (
       SELECT coalesce(sum(price), 0) AS retail, coalesce(sum(${newPrice}), 0) AS new_retail,
              coalesce(sum(purchase), 0) AS purchase, coalesce(sum(${newPurchase}), 0) AS new_purchase
       FROM computed
@@ -301,7 +301,7 @@ export async function previewBulkPriceChange(
   rule: BulkChangeRule,
 ): Promise<BulkChangePreview> {
   const parts = ruleSql(filter, rule)
-  const counts = await countSelection(db, parts, false)
+  const counts = await countSelection(db, parts)
   const field = priceColumn[rule.priceTypeChange]
   const reasons: BulkChangePreview['reasons'] = []
   if (counts.rejectedCount > 0) {
@@ -354,7 +354,8 @@ export async function applyBulkPriceChange(
   return inTransaction(db, async (trx) => {
     reportJobProgress('selecting', 0)
     await lockGlassPriceList(trx)
-    const counts = await countSelection(trx, parts, true)
+    await lockGlassPriceEntries(trx)
+    const counts = await countSelection(trx, parts)
     reportJobProgress('selecting', counts.selectedCount, counts.selectedCount)
     if (counts.rejectedCount > 0) {
       const entries = await firstRows(trx, parts, 'rejected', REJECTED_ROWS)
@@ -391,26 +392,27 @@ export async function applyBulkPriceChange(
       return { batch, selectedCount: counts.selectedCount, changedCount: 0 }
     }
     const column = sql.ref(field)
-    // One statement writes the prices and their history, so the phase is reported at its start and end.
+    // One statement writes the prices and their history, so the phase is reported at its start and end. The
+    // UPDATE computes each value from its own row (`e`), with no join: a plain scan whose every write is a HOT
+    // update (migration 0016); the old values come from the same snapshot, which the table lock keeps true.
     reportJobProgress('writing', 0, counts.changedCount)
     const { rows } = await sql<{ changed: number | string }>`
-      WITH computed AS (
-        SELECT e.id, ${parts.oldValue} AS old_value, ${parts.newValue} AS new_value
-        FROM glasses_price e WHERE ${parts.where}
+      WITH old AS MATERIALIZED (
+        SELECT e.id, ${parts.oldValue} AS old_value FROM glasses_price e
+        WHERE ${parts.where} AND ${parts.newValue} <> ${parts.oldValue}
       ), updated AS (
-        UPDATE glasses_price g
-        SET ${column} = c.new_value, updated_at = now(), updated_by = ${user}, version = g.version + 1
-        FROM computed c
-        WHERE g.id = c.id AND c.new_value <> c.old_value
-        RETURNING g.id, c.old_value, g.${column} AS new_value
+        UPDATE glasses_price e
+        SET ${column} = ${parts.newValue}, updated_at = now(), updated_by = ${user}, version = e.version + 1
+        WHERE ${parts.where} AND ${parts.newValue} <> ${parts.oldValue}
+        RETURNING e.id, e.${column} AS new_value
       ), recorded AS (
         INSERT INTO glass_price_change_row (change_id, entry_id, field, old_value, new_value)
-        SELECT ${batch}, id, ${field}, old_value::text, new_value::text FROM updated
+        SELECT ${batch}, u.id, ${field}, o.old_value::text, u.new_value::text FROM updated u JOIN old o ON o.id = u.id
         RETURNING 1
       )
       SELECT count(*) AS changed FROM recorded`.execute(trx)
     const changed = Number(rows[0]?.changed ?? 0)
-    // The selection is locked, so only an entry created meanwhile can make a difference: start over then.
+    // The table is locked, so nothing can make a difference since the count; should it, start over.
     if (changed !== counts.changedCount) {
       throw conflict('changed-during-bulk-change', messageText('bulk.changedMeanwhile'))
     }

@@ -342,14 +342,17 @@ export async function importGlassPrices(
 /**
  * {@link importGlassPrices} with every refusal as its problem: a file with problems → 422 `import-rejected`, an
  * upsert's conflicts not chosen for → 409 `upload-conflicts`, a replace not confirmed → 409 `confirm-deletes`.
- * The one door of the HTTP upload, now or scheduled.
+ * The one door of the HTTP upload, now or scheduled. The kind's matview is refreshed in the background (unless
+ * `refresh` says otherwise), as after any other write.
  */
 export async function importGlassPriceFile(
   db: Database,
   source: ImportSource,
   options: GlassPriceImportOptions,
 ): Promise<GlassPriceImportResult> {
-  const result = await importGlassPrices(db, source, options).catch((error: unknown) => {
+  // The matview is left to the background refresher, as after a bulk change or a revert (SPEC §7): the write marks
+  // it stale, and the answer does not wait for a refresh of every SKU the list prices.
+  const result = await importGlassPrices(db, source, { refresh: 'none', ...options }).catch((error: unknown) => {
     if (error instanceof GlassPriceConflicts) {
       throw conflict('upload-conflicts', error.message, {
         conflictCount: error.found.count,

@@ -44,6 +44,16 @@ export function lockGlassPriceList(db: Kysely<Tables>): Promise<void> {
   return lockForTransaction(db, 'optics.price-list', 'glasses_price')
 }
 
+/**
+ * Holds every entry of the glass price list against writes until the transaction ends, for a change that spans many
+ * of them (bulk change, revert): one lock for the table instead of one per row, which at a whole list cost a pass
+ * that wrote every row (and its WAL) before the change itself. Reads go on; a single entry's write waits, as it
+ * waited for its row before. `db` must be a transaction.
+ */
+export async function lockGlassPriceEntries(db: Kysely<Tables>): Promise<void> {
+  await sql`LOCK TABLE glasses_price IN EXCLUSIVE MODE`.execute(db)
+}
+
 /** The rows that turn `before` into `after` (either may be absent: a create, a delete). */
 export function entryChangeRows(before: EntryRow | undefined, after: EntryRow | undefined): ChangeRow[] {
   const entryId = Number((after ?? before)?.id)
@@ -245,14 +255,9 @@ export async function revertChange(db: Kysely<Tables>, changeIdText: string, use
       )
     }
 
-    // Lock the entries first, in id order: the statements below then never wait while holding other locks.
-    await sql`
-      WITH locked AS (
-        SELECT e.id FROM glasses_price e
-        WHERE e.id IN (SELECT entry_id FROM glass_price_change_row WHERE change_id = ${changeId})
-        ORDER BY e.id FOR UPDATE
-      )
-      SELECT count(*) FROM locked`.execute(trx)
+    // The price list is locked against writes first: the statements below then never wait while holding other
+    // locks, and what the plan reads stays true until they write.
+    await lockGlassPriceEntries(trx)
 
     await sql`
       CREATE TEMP TABLE glass_price_revert_plan ON COMMIT DROP AS
@@ -273,17 +278,20 @@ export async function revertChange(db: Kysely<Tables>, changeIdText: string, use
                optics_key_text(max(r.old_value) FILTER (WHERE r.field = 'brand')) AS old_brand,
                optics_key_text(max(r.old_value) FILTER (WHERE r.field = 'model')) AS old_model,
                max(r.old_value) FILTER (WHERE r.field = 'price') AS old_price,
-               max(r.old_value) FILTER (WHERE r.field = 'purchase') AS old_purchase
+               max(r.old_value) FILTER (WHERE r.field = 'purchase') AS old_purchase,
+               -- The entry's keys now (one entry per group: the join is on its id).
+               max(e.manufacturer) AS manufacturer, max(e.brand) AS brand, max(e.model) AS model
         FROM glass_price_change_row r
         LEFT JOIN glasses_price e ON e.id = r.entry_id
         WHERE r.change_id = ${changeId}
         GROUP BY r.entry_id
       ), planned AS (
-        SELECT p.*,
-               coalesce(p.old_manufacturer, e.manufacturer) AS key_manufacturer,
-               coalesce(p.old_brand, e.brand) AS key_brand,
-               coalesce(p.old_model, e.model) AS key_model
-        FROM per_entry p LEFT JOIN glasses_price e ON e.id = p.entry_id
+        SELECT p.entry_id, p.was_create, p.was_delete, p.holds_new, p.present, p.old_manufacturer, p.old_brand,
+               p.old_model, p.old_price, p.old_purchase,
+               coalesce(p.old_manufacturer, p.manufacturer) AS key_manufacturer,
+               coalesce(p.old_brand, p.brand) AS key_brand,
+               coalesce(p.old_model, p.model) AS key_model
+        FROM per_entry p
       )
       SELECT p.*,
         -- A deleted entry whose key an entry this revert removes holds now (a replacing import's) comes back
@@ -375,12 +383,17 @@ export async function revertChange(db: Kysely<Tables>, changeIdText: string, use
     }
     // Their keys were held by the entries just removed, which this transaction has locked: no waiting here.
     if (count('recreateAfterRemoval') > 0) await recreate(true).execute(trx)
+    // The history rows are the change's own, turned round; the plan is joined only to leave out conflicting entries.
+    const restored =
+      conflicting === 0
+        ? sql``
+        : sql`AND r.entry_id IN (SELECT entry_id FROM glass_price_revert_plan WHERE conflict IS NULL)`
     await sql`
       INSERT INTO glass_price_change_row (change_id, entry_id, field, old_value, new_value)
       SELECT ${revertId}, r.entry_id, r.field, r.new_value,
         CASE WHEN r.field IN ('manufacturer', 'brand', 'model') THEN optics_key_text(r.old_value) ELSE r.old_value END
-      FROM glass_price_change_row r JOIN glass_price_revert_plan p ON p.entry_id = r.entry_id
-      WHERE r.change_id = ${changeId} AND p.conflict IS NULL`.execute(trx)
+      FROM glass_price_change_row r
+      WHERE r.change_id = ${changeId} ${restored}`.execute(trx)
     await sql`DROP TABLE glass_price_revert_plan`.execute(trx)
 
     await finishChange(trx, revertId, restorable)

@@ -328,7 +328,7 @@ eachDatabase('CSV import and export', (ctx) => {
           WHERE indrelid = ${glasses.priceTable}::regclass ORDER BY 1`.execute(ctx.db.primary)
       ).rows.map((row) => row.definition)
     const before = await indexes()
-    assert.ok(before.length >= 5, 'the price list has its secondary indexes')
+    assert.ok(before.length >= 4, 'the price list has its secondary indexes (keys and orders)')
     const loaded = await run(ctx.db, glasses, 'prices', glassCsv(), { replace: true, rebuildIndexes: true })
     assert.deepEqual(loaded.problems, [])
     assert.equal(loaded.written, glassRows.length)

@@ -11,6 +11,7 @@ import * as scheduledPriceChanges from './0010-scheduled-price-changes.js'
 import * as confusableKeys from './0011-confusable-keys.js'
 import * as trueTimes from './0013-true-times.js'
 import * as scheduledUploads from './0014-scheduled-uploads.js'
+import * as writeSchema from './0016-write-schema.js'
 
 /**
  * Every migration, in the order it is applied. A migration never changes once released: a change to the schema
@@ -29,4 +30,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0011-confusable-keys': confusableKeys,
   '0013-true-times': trueTimes,
   '0014-scheduled-uploads': scheduledUploads,
+  '0016-write-schema': writeSchema,
 }
