@@ -58,10 +58,16 @@ export function PriceListScreen({ api, language, t }: PriceListProps) {
     },
     t,
   )
-  // The first field of a row taken into edit gets the focus.
+  // A row taken into edit puts the cursor in its price, the field most edits are for, its value selected so
+  // what is typed replaces it.
   const editedId = writes.edit?.id
   useEffect(() => {
-    if (editedId !== undefined) document.getElementById(`edit-${editedId}-manufacturer`)?.focus()
+    if (editedId === undefined) return
+    const price = document.getElementById(`edit-${editedId}-price`)
+    if (price instanceof HTMLInputElement) {
+      price.focus()
+      price.select()
+    }
   }, [editedId])
 
   const lastPage = list ? Math.max(list.totalPages - 1, 0) : 0
