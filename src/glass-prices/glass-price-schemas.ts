@@ -110,7 +110,22 @@ export const glassPriceFilterQueryProperties = {
   purchaseTo: Type.Optional(QueryDecimal('Purchase price ≤ this (inclusive)', '20000')),
 }
 
-export const SORT_COLUMNS = ['ID', 'PARAMETERS', 'PRICE', 'PURCHASE'] as const
+/**
+ * The sort columns: the contract's four, then (beyond the contract) one per other column of the listing, so the desk
+ * sorts by any of them while a client that knows only the contract's four is answered as before.
+ */
+export const SORT_COLUMNS = [
+  'ID',
+  'PARAMETERS',
+  'PRICE',
+  'PURCHASE',
+  'MANUFACTURER',
+  'BRAND',
+  'MODEL',
+  'UPDATED_ON',
+  'USER',
+  'MARKUP',
+] as const
 export type SortColumn = (typeof SORT_COLUMNS)[number]
 export const SORT_DIRECTIONS = ['ASC', 'DESC'] as const
 export type SortDirection = (typeof SORT_DIRECTIONS)[number]
@@ -121,7 +136,10 @@ export const GlassPriceListQuerySchema = Type.Object({
   ...pagingQueryProperties(LISTING_DEFAULT_SIZE),
   sortColumn: Type.Optional(
     StringEnum(SORT_COLUMNS, {
-      description: 'ID (default) | PARAMETERS (manufacturer, brand, model) | PRICE | PURCHASE',
+      description:
+        'ID (default) | PARAMETERS (manufacturer, brand, model) | PRICE | PURCHASE; beyond the contract MANUFACTURER | ' +
+        'BRAND | MODEL (each alone, as PARAMETERS compares text) | UPDATED_ON (lastUpdatedOn) | USER | MARKUP ' +
+        '((price − purchase) / purchase, exact; entries whose purchase is 0 last, first with DESC); ties by id',
       examples: ['PRICE'],
     }),
   ),

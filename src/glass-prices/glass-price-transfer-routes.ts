@@ -514,6 +514,7 @@ export async function glassPriceTransferRoutes(fastify: FastifyInstance): Promis
         filter: parseGlassPriceFilter(query),
         sortColumn: query.sortColumn ?? 'ID',
         sortDirection: query.sortDirection ?? 'ASC',
+        timezone: app.config.businessTimezone,
       })
       // The first page is read before answering, so a failing database is a problem response, not a cut file.
       const first = await pages.next()

@@ -2281,7 +2281,7 @@ export interface operations {
                  * @description As the listing: ID (default) | PARAMETERS | …
                  * @example PARAMETERS
                  */
-                readonly sortColumn?: "ID" | "PARAMETERS" | "PRICE" | "PURCHASE";
+                readonly sortColumn?: "ID" | "PARAMETERS" | "PRICE" | "PURCHASE" | "MANUFACTURER" | "BRAND" | "MODEL" | "UPDATED_ON" | "USER" | "MARKUP";
                 /**
                  * @description ASC (default) | DESC
                  * @example ASC
@@ -3026,10 +3026,10 @@ export interface operations {
                  */
                 readonly size?: string | readonly string[];
                 /**
-                 * @description ID (default) | PARAMETERS (manufacturer, brand, model) | PRICE | PURCHASE
+                 * @description ID (default) | PARAMETERS (manufacturer, brand, model) | PRICE | PURCHASE; beyond the contract MANUFACTURER | BRAND | MODEL (each alone, as PARAMETERS compares text) | UPDATED_ON (lastUpdatedOn) | USER | MARKUP ((price − purchase) / purchase, exact; entries whose purchase is 0 last, first with DESC); ties by id
                  * @example PRICE
                  */
-                readonly sortColumn?: "ID" | "PARAMETERS" | "PRICE" | "PURCHASE";
+                readonly sortColumn?: "ID" | "PARAMETERS" | "PRICE" | "PURCHASE" | "MANUFACTURER" | "BRAND" | "MODEL" | "UPDATED_ON" | "USER" | "MARKUP";
                 /**
                  * @description ASC (default) | DESC
                  * @example DESC

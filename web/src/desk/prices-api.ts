@@ -24,8 +24,19 @@ import { type Api, ApiError } from '../api.js'
 /** Where the glass price list's endpoints live. */
 export const PRICES = '/api/v2/glasses/prices'
 
-/** The listing's sortable columns, in the order the desk offers them. */
-const sortColumns: Readonly<Record<SortColumn, true>> = { ID: true, PARAMETERS: true, PRICE: true, PURCHASE: true }
+/** The listing's sort columns: the contract's four, and the service's others (one per column of the grid). */
+const sortColumns: Readonly<Record<SortColumn, true>> = {
+  ID: true,
+  PARAMETERS: true,
+  PRICE: true,
+  PURCHASE: true,
+  MANUFACTURER: true,
+  BRAND: true,
+  MODEL: true,
+  UPDATED_ON: true,
+  USER: true,
+  MARKUP: true,
+}
 export const SORT_COLUMNS = Object.keys(sortColumns) as readonly SortColumn[]
 
 /** The listing's filters (query parameters), as the listing, the bulk change and the export read them. */

@@ -63,6 +63,7 @@ export const en: Record<MessageKey, string> = {
   deskPurchaseFrom: 'Purchase from',
   deskPurchaseTo: 'Purchase to',
   deskUpdatedOn: 'Changed on',
+  deskMarkup: 'Markup',
   deskWho: 'Who',
   deskWhen: 'When',
   deskWhat: 'What',

@@ -61,6 +61,7 @@ export const ru = {
   deskPurchaseFrom: 'Закупка от',
   deskPurchaseTo: 'Закупка до',
   deskUpdatedOn: 'Изменено',
+  deskMarkup: 'Наценка',
   deskWho: 'Кто',
   deskWhen: 'Когда',
   deskWhat: 'Что',
