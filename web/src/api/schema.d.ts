@@ -2430,7 +2430,7 @@ export interface operations {
                 };
                 content: {
                     readonly "application/json": {
-                        /** @description The history change (batch) of the import: revert it with POST …/changes/{batch}/revert */
+                        /** @description The history change (batch) of the import: revert it with POST …/changes/{batch}/revert; null on a dry run and when the file changed nothing (written and deleted 0: every row already as stored), which records no change */
                         readonly batch: number | null;
                         /** @description What the file does, row by row: the page `page`/`size` of each list (the counts are their totalElements) */
                         readonly check: {

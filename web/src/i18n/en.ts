@@ -296,6 +296,8 @@ export const en: Record<MessageKey, string> = {
   applyUpload: 'Upload',
   applyReplace: 'Replace the price list (delete {deletes})',
   uploading: 'Uploading…',
+  fileChangedNothing:
+    'File uploaded: it changed nothing ({unchanged} entries already as in the file); no change recorded.',
   fileApplied:
     'File uploaded: {written} written ({created} added, {updated} updated), {deleted} deleted. Change number: {batch}.',
   downloadTitle: 'Download the price list',

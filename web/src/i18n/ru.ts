@@ -295,6 +295,8 @@ export const ru = {
   applyUpload: 'Загрузить',
   applyReplace: 'Заменить прайс-лист (удалить {deletes})',
   uploading: 'Загружаем…',
+  fileChangedNothing:
+    'Файл загружен: ничего не изменилось (позиций уже как в файле: {unchanged}); изменение не записано.',
   fileApplied:
     'Файл загружен: записано {written} (добавлено {created}, обновлено {updated}), удалено {deleted}. Номер изменения: {batch}.',
   downloadTitle: 'Выгрузка прайс-листа',
