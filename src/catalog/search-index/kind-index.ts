@@ -747,7 +747,8 @@ interface KeptOrder {
   readonly rows: Lazy<Uint32Array>
 }
 
-// Every listing order both ways and the retail price both ways, with room for a few more.
+// The contract's listing orders both ways and the retail price both ways, with room for a few more (the listing's
+// other orders are computed again once pushed out).
 const KEPT_ORDERS = 12
 const keptOrders = new WeakMap<Table, Map<string, KeptOrder>>()
 
