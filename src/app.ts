@@ -60,10 +60,10 @@ export interface AppOptions {
 }
 
 /**
- * Query parameters that may repeat (`sort`, `exact` beyond the contract, an actuator metric's `tag`); every other parameter keeps its
- * first value, as Spring reads it.
+ * Query parameters that may repeat (`sort`, `exact` beyond the contract, an actuator metric's `tag`, the change log's
+ * `action`); every other parameter keeps its first value, as Spring reads it.
  */
-const repeatableParameters = new Set(['sort', 'exact', 'tag'])
+const repeatableParameters = new Set(['sort', 'exact', 'tag', 'action'])
 
 function parseQuery(text: string): Record<string, unknown> {
   const parsed = parseQueryString(text)

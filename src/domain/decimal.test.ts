@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
-import { checkDecimal, compareDecimal, parseDecimal } from './decimal.js'
+import { checkDecimal, compareDecimal, markupPercent, parseDecimal } from './decimal.js'
 
 /* Decimal inputs read exactly from their text: no float ever decides a scale, a bound or an order. */
 
@@ -53,6 +53,39 @@ test('compareDecimal orders decimal text exactly as the numbers it denotes', () 
     fc.property(decimal, decimal, (a, b) => {
       const expected = a.value < b.value ? -1 : a.value > b.value ? 1 : 0
       assert.equal(Math.sign(compareDecimal(parseDecimal(a.text)!, parseDecimal(b.text)!)), expected)
+    }),
+  )
+})
+
+test('markupPercent is (price − purchase) / purchase × 100 exactly, rounded halves away from zero', () => {
+  assert.equal(markupPercent(150, 100), '50.0')
+  assert.equal(markupPercent('14990', '6200'), '141.8')
+  assert.equal(markupPercent(1, 3), '-66.7')
+  assert.equal(markupPercent('100', '100.00'), '0.0')
+  // 0.05 % and −0.05 % exactly: halves go away from zero, where a float of 100.05 / 100 would not be exact.
+  assert.equal(markupPercent('100.05', '100'), '0.1')
+  assert.equal(markupPercent('99.95', '100'), '-0.1')
+  assert.equal(markupPercent('99.99', '100'), '0.0')
+  assert.equal(markupPercent('0', '0.01'), '-100.0')
+  assert.equal(markupPercent('99999999.99', '0.01'), '999999999800.0')
+  assert.equal(markupPercent('2', '3', 2), '-33.33')
+  assert.equal(markupPercent(5, 0), undefined)
+  assert.equal(markupPercent('5', 'x'), undefined)
+})
+
+test('markupPercent agrees with exact rational arithmetic for any prices of two decimals', () => {
+  const cents = fc.bigInt({ min: 0n, max: 9_999_999_999n })
+  fc.assert(
+    fc.property(cents, cents, (price, purchase) => {
+      const text = (units: bigint) => `${units / 100n}.${String(units % 100n).padStart(2, '0')}`
+      const markup = markupPercent(text(price), text(purchase))
+      if (purchase === 0n) return markup === undefined
+      // Tenths of a percent: (price − purchase) × 1000 / purchase, to the nearest, halves away from zero.
+      const numerator = (price - purchase) * 1000n
+      const twice = (2n * (numerator < 0n ? -numerator : numerator)) / purchase
+      const tenths = (twice + 1n) / 2n
+      const expected = (numerator < 0n && tenths > 0n ? -tenths : tenths).toString()
+      return parseDecimal(markup!)!.text === parseDecimal(`${expected.slice(0, -1) || '0'}.${expected.slice(-1)}`)!.text
     }),
   )
 })

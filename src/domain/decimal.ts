@@ -138,3 +138,33 @@ function decimals(value: string): number {
 export function decimalKey(value: string): string {
   return value.includes('.') ? value.replace(/0+$/, '').replace(/\.$/, '') : value
 }
+
+/** A decimal as an integer of its units at `scale` decimals (`12.5` at 2 → 1250n); `scale` ≥ its own decimals. */
+function scaledInteger(value: DecimalValue, scale: number): bigint {
+  const units = BigInt(value.integer + value.fraction.padEnd(scale, '0'))
+  return value.negative ? -units : units
+}
+
+/**
+ * The markup of a price over its purchase price in percent, (price − purchase) / purchase × 100, computed exactly
+ * (integers of the prices' smallest unit) and rounded to `places` decimals, halves away from zero, as PostgreSQL's
+ * `round` does: `markupPercent(150, 100)` is `50.0`, of 1 over 3 `-66.7`. Undefined when the purchase is 0 (or
+ * either is not a decimal): a markup over nothing is no number.
+ */
+export function markupPercent(price: number | string, purchase: number | string, places = 1): string | undefined {
+  const retail = parseDecimal(price)
+  const cost = parseDecimal(purchase)
+  if (!retail || !cost) return undefined
+  const scale = Math.max(retail.fraction.length, cost.fraction.length)
+  const divisor = scaledInteger(cost, scale)
+  if (divisor === 0n) return undefined
+  const dividend = (scaledInteger(retail, scale) - divisor) * 100n * 10n ** BigInt(places)
+  const magnitude = (value: bigint) => (value < 0n ? -value : value)
+  let quotient = magnitude(dividend) / magnitude(divisor)
+  if (2n * (magnitude(dividend) % magnitude(divisor)) >= magnitude(divisor)) quotient += 1n
+  const negative = dividend < 0n !== divisor < 0n && quotient !== 0n
+  const digits = quotient.toString().padStart(places + 1, '0')
+  const whole = digits.slice(0, digits.length - places)
+  const text = places > 0 ? `${whole}.${digits.slice(digits.length - places)}` : whole
+  return negative ? `-${text}` : text
+}

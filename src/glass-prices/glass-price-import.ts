@@ -20,7 +20,7 @@ import { reportJobProgress } from './write-jobs.js'
 
 /*
  * A CSV upload of the glass price list, recorded in the history: the whole import is one change (batch) with
- * action IMPORT, holding one row per imported entry and field (old value NULL), with `upsert` one per updated
+ * action IMPORT (none when the file changes nothing: every row as stored, or no row), holding one row per imported entry and field (old value NULL), with `upsert` one per updated
  * entry and changed price (old → new), and with `replace` one per deleted entry and field (new value NULL).
  * Reverting the batch deletes what the file added, restores the prices it updated and what it replaced, as for
  * any other change.
@@ -307,7 +307,12 @@ export async function importGlassPrices(
     },
     beforeUpdate: async ({ client }) => {
       reportJobProgress('writing', 0, rowsRead)
-      // The prices an upsert changes, old → new: reverting the batch restores the old ones.
+      // The prices an upsert changes, old → new: reverting the batch restores the old ones. No price changes, no
+      // batch (yet): a file that changes nothing records nothing.
+      const [changes] = await client.query<{ any: boolean }>(
+        'SELECT EXISTS (SELECT 1 FROM import_matched WHERE changed) AS any',
+      )
+      if (!changes?.any) return
       await client.query(
         `INSERT INTO glass_price_change_row (change_id, entry_id, field, old_value, new_value)
          SELECT $1, e.id, f.field, f.old_value, f.new_value
@@ -321,6 +326,8 @@ export async function importGlassPrices(
       )
     },
     inTransaction: async ({ client, lastIdBefore, written, deleted }) => {
+      // A file whose every row the price list already holds changes nothing: no change in the log (batch null).
+      if (written + deleted === 0 && batch === null) return
       const id = await openBatch(client)
       await writeHistoryRows(client, 'new', id, lastIdBefore)
       await client.query('UPDATE glass_price_change SET changed_count = $2 WHERE id = $1', [id, written + deleted])

@@ -2,6 +2,7 @@ import { type Expression, type Kysely, type RawBuilder, type SqlBool, sql } from
 import { dataVersionSql, readDataVersion } from '../catalog/catalog-state.js'
 import { type PageCaches, readCountedPage } from '../catalog/counted-page.js'
 import { glasses } from '../catalog/kinds.js'
+import { MARKUP_SORT_SQL } from '../catalog/search-index/kind-index.js'
 import type { SearchIndexAnswers } from '../catalog/search-index/service-types.js'
 import { DATA_VERSION } from '../catalog/search-query.js'
 import { bigintId, type Tables } from '../db/tables.js'
@@ -151,25 +152,40 @@ export interface ListingRequest {
   readonly timezone: string
 }
 
-function orderExpressions(column: SortColumn): RawBuilder<unknown>[] {
-  // Ties end on the id, so pages never overlap or skip; PARAMETERS compares normalised text byte-wise (the
-  // same order on every server, served by an index).
+function orderExpressions(column: SortColumn, timezone: string): RawBuilder<unknown>[] {
+  // Ties end on the id, so pages never overlap or skip; text compares normalised (keys) or as it is (the user)
+  // byte-wise: the same order on every server, and the search index's (kind-index.ts, listingTable). Every key is
+  // non-null, so an export's keyset pages compare them as rows.
+  const norm = (name: 'manufacturer' | 'brand' | 'model') => sql`optics_norm(${sql.ref(`e.${name}`)}) COLLATE "C"`
   switch (column) {
     case 'PARAMETERS':
-      return [
-        sql`optics_norm(e.manufacturer) COLLATE "C"`,
-        sql`optics_norm(e.brand) COLLATE "C"`,
-        sql`optics_norm(e.model) COLLATE "C"`,
-        sql.ref('e.id'),
-      ]
+      return [norm('manufacturer'), norm('brand'), norm('model'), sql.ref('e.id')]
+    case 'MANUFACTURER':
+      return [norm('manufacturer'), sql.ref('e.id')]
+    case 'BRAND':
+      return [norm('brand'), sql.ref('e.id')]
+    case 'MODEL':
+      return [norm('model'), sql.ref('e.id')]
     case 'PRICE':
       return [sql.ref('e.price'), sql.ref('e.id')]
     case 'PURCHASE':
       return [sql.ref('e.purchase'), sql.ref('e.id')]
+    case 'UPDATED_ON':
+      return [sql`${lastUpdatedOnSql(timezone)} COLLATE "C"`, sql.ref('e.id')]
+    case 'USER':
+      return [sql`e.updated_by COLLATE "C"`, sql.ref('e.id')]
+    case 'MARKUP':
+      return [sql.raw(MARKUP_SORT_SQL), sql.ref('e.id')]
     default:
       return [sql.ref('e.id')]
   }
 }
+
+/** Whether an order has an index to walk: the contract's columns (the id, price, purchase, the normalised keys). */
+const indexedOrder = (column: SortColumn) => ['ID', 'PARAMETERS', 'PRICE', 'PURCHASE'].includes(column)
+
+/** The business day of an entry's last change (`lastUpdatedOn`), as text. */
+const lastUpdatedOnSql = (timezone: string) => sql<string>`to_char(e.updated_at AT TIME ZONE ${timezone}, 'YYYY-MM-DD')`
 
 /** The data version of the glass price list, selected beside a listing's rows and count. */
 const listingVersion = dataVersionSql(glasses, 'tables').as(DATA_VERSION)
@@ -189,7 +205,7 @@ export function buildListingQueries(
   const where = <Q extends { where(condition: Expression<SqlBool>): Q }>(query: Q): Q =>
     conditions.reduce((q, condition) => q.where(condition), query)
   const ordered = <Q extends { orderBy(expression: Expression<unknown>): Q }>(query: Q): Q =>
-    orderExpressions(request.sortColumn).reduce(
+    orderExpressions(request.sortColumn, request.timezone).reduce(
       (q, expression) => q.orderBy(request.sortDirection === 'DESC' ? sql`${expression} DESC` : expression),
       query,
     )
@@ -212,7 +228,7 @@ export function buildListingQueries(
       'e.manufacturer',
       'e.brand',
       'e.model',
-      sql<string>`to_char(e.updated_at AT TIME ZONE ${request.timezone}, 'YYYY-MM-DD')`.as('lastUpdatedOn'),
+      lastUpdatedOnSql(request.timezone).as('lastUpdatedOn'),
       'e.price',
       'e.purchase',
       'e.updated_by as user',
@@ -252,8 +268,7 @@ export async function listGlassPrices(
         return { value: Number(result.count), version: result[DATA_VERSION] }
       },
       currentVersion: () => readDataVersion(db, glasses, 'tables'),
-      // Every listing order has an index (the id, price, purchase, the normalised parameters).
-      walkable: true,
+      walkable: indexedOrder(request.sortColumn),
       async readRows(fenced, walk) {
         const rows = await buildListingQueries(db, request, { fenced, walk }).page.execute()
         const content = rows.map((row) => ({
@@ -274,7 +289,7 @@ export async function listGlassPrices(
 }
 
 /** What an export of the listing selects: its filters and order, without paging. */
-export type ListingSelection = Pick<ListingRequest, 'filter' | 'sortColumn' | 'sortDirection'>
+export type ListingSelection = Pick<ListingRequest, 'filter' | 'sortColumn' | 'sortDirection' | 'timezone'>
 
 /**
  * Every entry a listing selects, in the listing's order, as keyset pages: each page continues after the last
@@ -288,7 +303,7 @@ export async function* glassPricePages(
   pageSize = 5000,
 ): AsyncGenerator<Record<string, unknown>[]> {
   const conditions = glassPriceFilterConditions(selection.filter)
-  const keys = orderExpressions(selection.sortColumn)
+  const keys = orderExpressions(selection.sortColumn, selection.timezone)
   const descending = selection.sortDirection === 'DESC'
   let last: unknown[] | undefined
   for (;;) {

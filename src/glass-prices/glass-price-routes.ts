@@ -28,6 +28,8 @@ import {
   BulkChangeBodySchema,
   BulkChangePreviewSchema,
   BulkChangeQuerySchema,
+  ChangeEntrySchema,
+  ChangeLogQuerySchema,
   EntryHistoryItemSchema,
   EntryIdParamsSchema,
   GlassPriceEntrySchema,
@@ -40,7 +42,14 @@ import {
   ScheduledChangeSchema,
   ScheduledIdParamsSchema,
 } from './glass-price-schemas.js'
-import { entryHistory, hasHistory, listChanges, revertChange } from './price-history.js'
+import {
+  changeEntries,
+  entryHistory,
+  hasHistory,
+  listChanges,
+  parseChangeLogFilter,
+  revertChange,
+} from './price-history.js'
 import {
   cancelScheduledChange,
   findScheduledChange,
@@ -266,12 +275,44 @@ export async function glassPriceRoutes(fastify: FastifyInstance): Promise<void> 
         summary: 'The changes (batches) of the glass price list, newest first',
         description:
           'A scheduled bulk change appears here once applied (its parameters carry `scheduled` and `effectiveAt`); ' +
-          'while pending, cancelled or refused it is listed by GET …/scheduled.',
-        querystring: Type.Object(pagingQueryProperties(LISTING_DEFAULT_SIZE)),
-        response: { 200: PageSchema(PriceChangeSchema), ...problemResponses(503) },
+          'while pending, cancelled or refused it is listed by GET …/scheduled. Beyond the contract, narrowed by ' +
+          'who made the change (`user`), the days it was made on (`from`, `to`) and its kinds (`action`); the ' +
+          'entries a change touched are listed by GET …/changes/{batch}/entries.',
+        querystring: ChangeLogQuerySchema,
+        response: { 200: PageSchema(PriceChangeSchema), ...problemResponses(400, 503) },
       },
     },
-    async (request) => listChanges(app.db.primary, pageOf(request.query, app.config.maxPageSize)),
+    async (request) =>
+      listChanges(
+        app.db.primary,
+        pageOf(request.query, app.config.maxPageSize),
+        parseChangeLogFilter(request.query),
+        app.config.businessTimezone,
+      ),
+  )
+
+  app.get(
+    `${base}/changes/:batch/entries`,
+    {
+      config: readsPurchasePrices,
+      schema: {
+        tags,
+        operationId: 'listGlassPriceChangeEntries',
+        summary: 'The entries a change touched, by id, with what it wrote field by field (old → new)',
+        description:
+          "Beyond the contract. Each entry's key is as it is now, or as last recorded when the entry was deleted " +
+          'since (`exists` false); its `changes` are the values before and after this change, prices as numbers.',
+        params: BatchIdParamsSchema,
+        querystring: Type.Object(pagingQueryProperties(LISTING_DEFAULT_SIZE)),
+        response: { 200: PageSchema(ChangeEntrySchema), ...problemResponses(400, 404, 503) },
+      },
+    },
+    async (request) =>
+      changeEntries(
+        app.db.primary,
+        parseId(request.params.batch, 'batch'),
+        pageOf(request.query, app.config.maxPageSize),
+      ),
   )
 
   app.get(

@@ -110,7 +110,22 @@ export const glassPriceFilterQueryProperties = {
   purchaseTo: Type.Optional(QueryDecimal('Purchase price ≤ this (inclusive)', '20000')),
 }
 
-export const SORT_COLUMNS = ['ID', 'PARAMETERS', 'PRICE', 'PURCHASE'] as const
+/**
+ * The sort columns: the contract's four, then (beyond the contract) one per other column of the listing, so the desk
+ * sorts by any of them while a client that knows only the contract's four is answered as before.
+ */
+export const SORT_COLUMNS = [
+  'ID',
+  'PARAMETERS',
+  'PRICE',
+  'PURCHASE',
+  'MANUFACTURER',
+  'BRAND',
+  'MODEL',
+  'UPDATED_ON',
+  'USER',
+  'MARKUP',
+] as const
 export type SortColumn = (typeof SORT_COLUMNS)[number]
 export const SORT_DIRECTIONS = ['ASC', 'DESC'] as const
 export type SortDirection = (typeof SORT_DIRECTIONS)[number]
@@ -121,7 +136,10 @@ export const GlassPriceListQuerySchema = Type.Object({
   ...pagingQueryProperties(LISTING_DEFAULT_SIZE),
   sortColumn: Type.Optional(
     StringEnum(SORT_COLUMNS, {
-      description: 'ID (default) | PARAMETERS (manufacturer, brand, model) | PRICE | PURCHASE',
+      description:
+        'ID (default) | PARAMETERS (manufacturer, brand, model) | PRICE | PURCHASE; beyond the contract MANUFACTURER | ' +
+        'BRAND | MODEL (each alone, as PARAMETERS compares text) | UPDATED_ON (lastUpdatedOn) | USER | MARKUP ' +
+        '((price − purchase) / purchase, exact; entries whose purchase is 0 last, first with DESC); ties by id',
       examples: ['PRICE'],
     }),
   ),
@@ -261,7 +279,7 @@ export const BulkChangePreviewSchema = Type.Object(
 )
 export type BulkChangePreview = Static<typeof BulkChangePreviewSchema>
 
-const CHANGE_ACTIONS = ['CREATE', 'UPDATE', 'DELETE', 'BULK_CHANGE', 'IMPORT', 'REVERT'] as const
+export const CHANGE_ACTIONS = ['CREATE', 'UPDATE', 'DELETE', 'BULK_CHANGE', 'IMPORT', 'REVERT'] as const
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number]
 export const CHANGE_FIELDS = ['manufacturer', 'brand', 'model', 'price', 'purchase'] as const
 export type ChangeField = (typeof CHANGE_FIELDS)[number]
@@ -306,6 +324,52 @@ export const PriceChangeSchema = Type.Object(
   { title: 'Glass price change' },
 )
 export type PriceChange = Static<typeof PriceChangeSchema>
+
+/** The change log's filters (beyond the contract), each optional, all of them together. */
+export const ChangeLogQuerySchema = Type.Object({
+  ...pagingQueryProperties(LISTING_DEFAULT_SIZE),
+  user: Type.Optional(
+    Type.String({
+      description: 'Who made the change: a case-insensitive substring of the user name; blank = anyone',
+      examples: ['anna'],
+    }),
+  ),
+  from: Type.Optional(
+    Type.String({
+      description: 'Changes made on this day or later: YYYY-MM-DD, a day of BUSINESS_TIMEZONE; blank = no bound',
+      examples: ['2026-11-01'],
+    }),
+  ),
+  to: Type.Optional(
+    Type.String({
+      description: 'Changes made on this day or earlier (inclusive): YYYY-MM-DD, a day of BUSINESS_TIMEZONE',
+      examples: ['2026-11-30'],
+    }),
+  ),
+  action: Type.Optional(
+    Type.Array(StringEnum(CHANGE_ACTIONS), {
+      description:
+        'The kinds of change, repeated for several (action=IMPORT&action=BULK_CHANGE); absent = every kind. ' +
+        'CREATE, UPDATE and DELETE: an entry created, edited or deleted one at a time; BULK_CHANGE: a bulk price ' +
+        'change; IMPORT: an uploaded file; REVERT: the undoing of another change',
+      examples: [['BULK_CHANGE', 'IMPORT']],
+    }),
+  ),
+})
+
+/** One entry a change touched: its key and, field by field, its values before and after that change. */
+export const ChangeEntrySchema = Type.Object(
+  {
+    entryId: Type.Integer(),
+    manufacturer: Type.String({ description: "The entry's key as it is now, or as last recorded once deleted" }),
+    brand: Type.String(),
+    model: Type.String(),
+    exists: Type.Boolean({ description: 'Whether the entry is in the price list now' }),
+    changes: Type.Array(FieldChangeSchema, { description: 'What this change wrote: old → new per field' }),
+  },
+  { title: 'Glass price change entry' },
+)
+export type ChangeEntry = Static<typeof ChangeEntrySchema>
 
 const REVERT_CONFLICTS = ['CHANGED', 'DELETED', 'EXISTS', 'DUPLICATE'] as const
 

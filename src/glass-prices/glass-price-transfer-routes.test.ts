@@ -486,7 +486,7 @@ eachDatabase('glass price list: upload and download', (ctx) => {
       )
       for (const sortColumn of SORT_COLUMNS) {
         for (const sortDirection of SORT_DIRECTIONS) {
-          const selection = { filter: {}, sortColumn, sortDirection }
+          const selection = { filter: {}, sortColumn, sortDirection, timezone: app().config.businessTimezone }
           const whole: unknown[] = []
           for await (const page of glassPricePages(ctx.db.read, selection, 1000)) whole.push(...page.map((r) => r.id))
           const paged: unknown[] = []

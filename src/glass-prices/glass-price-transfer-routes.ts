@@ -207,7 +207,9 @@ const ImportResultSchema = Type.Object(
       description: 'The separator the CSV file uses (null for XLSX)',
     }),
     batch: Type.Union([Type.Integer(), Type.Null()], {
-      description: 'The history change (batch) of the import: revert it with POST …/changes/{batch}/revert',
+      description:
+        'The history change (batch) of the import: revert it with POST …/changes/{batch}/revert; null on a dry run ' +
+        'and when the file changed nothing (written and deleted 0: every row already as stored), which records no change',
     }),
     conflicts: Type.Integer({
       description:
@@ -514,6 +516,7 @@ export async function glassPriceTransferRoutes(fastify: FastifyInstance): Promis
         filter: parseGlassPriceFilter(query),
         sortColumn: query.sortColumn ?? 'ID',
         sortDirection: query.sortDirection ?? 'ASC',
+        timezone: app.config.businessTimezone,
       })
       // The first page is read before answering, so a failing database is a problem response, not a cut file.
       const first = await pages.next()

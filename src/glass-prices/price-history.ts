@@ -1,13 +1,14 @@
-import { type Kysely, type Selectable, sql } from 'kysely'
+import { type Expression, type Kysely, type Selectable, type SqlBool, sql } from 'kysely'
 import { lockForTransaction } from '../db/advisory-lock.js'
 import { bigintId, type GlassesPriceTable, type Tables } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
 import { messageText } from '../domain/messages.js'
 import { buildPage, type Page, type PageRequest, resolveTotal } from '../http/page.js'
-import { conflict, entryNotFound } from '../http/problem.js'
+import { badRequest, conflict, entryNotFound, type FieldError, listFieldErrors } from '../http/problem.js'
 import {
   CHANGE_FIELDS,
   type ChangeAction,
+  type ChangeEntry,
   type ChangeField,
   type EntryHistoryItem,
   type PriceChange,
@@ -205,23 +206,186 @@ function toPriceChange(row: Selectable<Tables['glass_price_change']>): PriceChan
   }
 }
 
-/** The changes of the glass price list, newest first, as a page. */
-export async function listChanges(db: Kysely<Tables>, page: PageRequest): Promise<Page<PriceChange>> {
-  const rows = await db
-    .selectFrom('glass_price_change')
-    .selectAll()
+/** Which changes the change log lists: every filter optional, all of them together. */
+export interface ChangeLogFilter {
+  /** A case-insensitive substring of who made it. */
+  readonly user?: string
+  /** Days of the business time zone (YYYY-MM-DD), inclusive. */
+  readonly from?: string
+  readonly to?: string
+  readonly actions?: readonly ChangeAction[]
+}
+
+const DAY = /^(\d{4})-(\d{2})-(\d{2})$/
+
+/** Whether `text` is a calendar day as YYYY-MM-DD (2026-02-30 is not). */
+function isDay(text: string): boolean {
+  const match = DAY.exec(text)
+  if (!match) return false
+  const [year, month, day] = match.slice(1).map(Number) as [number, number, number]
+  const date = new Date(Date.UTC(year, month - 1, day))
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
+}
+
+/**
+ * Reads the change log's query (blank values are no filter); a day that is not one, or `from` after `to`, is a 400
+ * naming the field.
+ */
+export function parseChangeLogFilter(query: {
+  readonly user?: string | undefined
+  readonly from?: string | undefined
+  readonly to?: string | undefined
+  readonly action?: readonly ChangeAction[] | undefined
+}): ChangeLogFilter {
+  const errors: FieldError[] = []
+  const filter: { user?: string; from?: string; to?: string; actions?: readonly ChangeAction[] } = {}
+  const user = query.user?.trim()
+  if (user) filter.user = user
+  for (const name of ['from', 'to'] as const) {
+    const value = query[name]?.trim()
+    if (!value) continue
+    if (isDay(value)) filter[name] = value
+    else errors.push({ field: name, message: messageText('validation.day') })
+  }
+  if (filter.from && filter.to && filter.from > filter.to) {
+    errors.push({ field: 'from', message: messageText('validation.notGreaterThan', { other: 'to' }) })
+  }
+  if (query.action && query.action.length > 0) filter.actions = [...new Set(query.action)]
+  if (errors.length > 0) {
+    throw badRequest(messageText('validation.invalidFilters', { errors: listFieldErrors(errors) }), errors)
+  }
+  return filter
+}
+
+/**
+ * The changes of the glass price list, newest first, as a page; narrowed by `filter`, its days counted in
+ * `timezone` (the business time zone).
+ */
+export async function listChanges(
+  db: Kysely<Tables>,
+  page: PageRequest,
+  filter: ChangeLogFilter = {},
+  timezone = 'UTC',
+): Promise<Page<PriceChange>> {
+  const where = <Q extends { where(condition: Expression<SqlBool>): Q }>(query: Q): Q => {
+    let narrowed = query
+    if (filter.user !== undefined) {
+      narrowed = narrowed.where(sql<SqlBool>`strpos(lower(created_by), lower(${filter.user})) > 0`)
+    }
+    if (filter.from !== undefined) {
+      narrowed = narrowed.where(sql<SqlBool>`created_at >= (${filter.from}::date::timestamp AT TIME ZONE ${timezone})`)
+    }
+    if (filter.to !== undefined) {
+      narrowed = narrowed.where(
+        sql<SqlBool>`created_at < ((${filter.to}::date + 1)::timestamp AT TIME ZONE ${timezone})`,
+      )
+    }
+    if (filter.actions !== undefined) {
+      narrowed = narrowed.where(sql<SqlBool>`action IN (${sql.join(filter.actions)})`)
+    }
+    return narrowed
+  }
+  const rows = await where(db.selectFrom('glass_price_change').selectAll())
     .orderBy('id', 'desc')
     .limit(page.size)
     .offset(page.page * page.size)
     .execute()
   const total = await resolveTotal(page, rows.length, async () => {
-    const result = await db
-      .selectFrom('glass_price_change')
-      .select(sql<number | string>`count(*)`.as('count'))
-      .executeTakeFirstOrThrow()
+    const result = await where(
+      db.selectFrom('glass_price_change').select(sql<number | string>`count(*)`.as('count')),
+    ).executeTakeFirstOrThrow()
     return Number(result.count)
   })
   return buildPage(rows.map(toPriceChange), page, total)
+}
+
+/**
+ * The entries a change touched, by id, a page of them: each entry's key (as it is now, or as last recorded once
+ * deleted), whether it still exists, and what the change wrote, field by field old → new. 404 when there is no
+ * such change. `changeIdText` is decimal text (an id validated as a positive bigint).
+ */
+export async function changeEntries(
+  db: Kysely<Tables>,
+  changeIdText: string,
+  page: PageRequest,
+): Promise<Page<ChangeEntry>> {
+  const changeId = bigintId(changeIdText)
+  const change = await db.selectFrom('glass_price_change').select('id').where('id', '=', changeId).executeTakeFirst()
+  if (!change) throw entryNotFound(messageText('change.notFound', { id: changeIdText }))
+  const entries = await db
+    .selectFrom('glass_price_change_row')
+    .select('entry_id')
+    .distinct()
+    .where('change_id', '=', changeId)
+    .orderBy('entry_id')
+    .limit(page.size)
+    .offset(page.page * page.size)
+    .execute()
+  const ids = entries.map((row) => row.entry_id)
+  const rows =
+    ids.length === 0
+      ? []
+      : await db
+          .selectFrom('glass_price_change_row')
+          .select(['entry_id', 'field', 'old_value', 'new_value'])
+          .where('change_id', '=', changeId)
+          .where('entry_id', 'in', ids)
+          .execute()
+  const present =
+    ids.length === 0
+      ? []
+      : await db
+          .selectFrom('glasses_price')
+          .select(['id', 'manufacturer', 'brand', 'model'])
+          .where('id', 'in', ids)
+          .execute()
+  // The last recorded key of each entry deleted since.
+  const gone = ids.filter((id) => !present.some((row) => Number(row.id) === Number(id)))
+  const recorded =
+    gone.length === 0
+      ? []
+      : await db
+          .selectFrom('glass_price_change_row')
+          .distinctOn(['entry_id', 'field'])
+          .select(['entry_id', 'field', sql<string>`coalesce(new_value, old_value)`.as('value')])
+          .where('entry_id', 'in', gone)
+          .where('field', 'in', ['manufacturer', 'brand', 'model'])
+          .where(sql<SqlBool>`coalesce(new_value, old_value) IS NOT NULL`)
+          .orderBy('entry_id')
+          .orderBy('field')
+          .orderBy('change_id', 'desc')
+          .execute()
+  const now = new Map(present.map((row) => [Number(row.id), row]))
+  const content = ids.map((rawId): ChangeEntry => {
+    const entryId = Number(rawId)
+    const current = now.get(entryId)
+    const key = (field: 'manufacturer' | 'brand' | 'model') =>
+      current?.[field] ?? recorded.find((row) => Number(row.entry_id) === entryId && row.field === field)?.value ?? ''
+    return {
+      entryId,
+      manufacturer: key('manufacturer'),
+      brand: key('brand'),
+      model: key('model'),
+      exists: current !== undefined,
+      changes: rows
+        .filter((row) => Number(row.entry_id) === entryId)
+        .sort((a, b) => fieldOrder(a.field) - fieldOrder(b.field))
+        .map((row) => ({
+          field: row.field as ChangeField,
+          oldValue: displayValue(row.field, row.old_value),
+          newValue: displayValue(row.field, row.new_value),
+        })),
+    }
+  })
+  const total = await resolveTotal(page, content.length, async () => {
+    const result = await db
+      .selectFrom('glass_price_change_row')
+      .select(sql<number | string>`count(DISTINCT entry_id)`.as('count'))
+      .where('change_id', '=', changeId)
+      .executeTakeFirstOrThrow()
+    return Number(result.count)
+  })
+  return buildPage(content, page, total)
 }
 
 const CONFLICT_LIST_LIMIT = 100

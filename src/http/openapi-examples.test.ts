@@ -37,8 +37,8 @@ interface OpenApiDocument {
 const methods = new Set(['get', 'post', 'put', 'delete'])
 
 /**
- * Operations that write (sent, they would change the catalogue or the service), or that name a job or a scheduled
- * change, which the demo catalogue does not hold: their examples are checked, not sent. The bulk change and the
+ * Operations that write (sent, they would change the catalogue or the service), or that name a job, a scheduled
+ * change or a change's entries, which the demo catalogue does not hold: their examples are checked, not sent. The bulk change and the
  * upload are sent: their examples are dry runs.
  */
 const notSent = new Set([
@@ -48,6 +48,7 @@ const notSent = new Set([
   'revertGlassPriceChange',
   'cancelScheduledGlassPriceChange',
   'getScheduledGlassPriceChange',
+  'listGlassPriceChangeEntries',
   'getGlassPriceJob',
   'setLoggerLevel',
 ])

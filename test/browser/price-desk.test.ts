@@ -187,8 +187,8 @@ browserSuite("the price manager's desk in a real browser", (ctx, browser) => {
     await page.click(`#row-${edited.id} [data-action="edit"]`)
     const price = page.locator(`#edit-${edited.id}-price`)
     await price.waitFor()
-    // The edit starts in the first field, with the entry's values.
-    assert.ok(await page.locator(`#edit-${edited.id}-manufacturer`).evaluate(hasFocus))
+    // The edit starts in the price, with the entry's values.
+    await until('the cursor in the price', () => price.evaluate(hasFocus))
     assert.equal(await price.inputValue(), String(edited.price))
     await price.fill('12345,5')
     await page.locator(`#edit-${edited.id}-purchase`).fill('6000')
@@ -201,7 +201,7 @@ browserSuite("the price manager's desk in a real browser", (ctx, browser) => {
       'the saved price in the row',
       async () => plainMoney((await cell(edited.id, 4).textContent())!) === '12345.5',
     )
-    assert.equal(await cell(edited.id, 7).textContent(), 'anonymous')
+    assert.equal(await cell(edited.id, 8).textContent(), 'anonymous')
   })
 
   test('a price the API refuses is shown at its field, and Escape leaves the edit', async () => {

@@ -4,6 +4,7 @@ import type { GlassPriceListItem, SortColumn, SortDirection } from '../../glass-
 import { buildPage, type Page, type PageRequest } from '../../http/page.js'
 import { FACET_VALUES, type Facets, facetFields, type NumericFacet, type TextFacet } from '../facets.js'
 import type { Filter, ItemField, Kind, Range, ValueType } from '../kind.js'
+import { glasses } from '../kinds.js'
 import {
   activeFilters,
   type ExactFilters,
@@ -95,11 +96,20 @@ function matviewColumnSpecs(kind: Kind): ColumnSpec[] {
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`
 
 /**
+ * The markup of a glass price list entry as a sort key, in SQL over the entry `e`: (price − purchase) / purchase ×
+ * 100 to 22 decimals (distinct markups of prices with 2 decimals below 10^8 differ by more than 10^-18, so the order
+ * is exact), and 10^15, above any markup, where the purchase is 0: those sort last, first descending. The listing's
+ * SQL orders by it, and the index keeps it as a column, so both compare the same values.
+ */
+export const MARKUP_SORT_SQL = 'coalesce(((e.price - e.purchase) * 100)::numeric(40, 22) / nullif(e.purchase, 0), 1e15)'
+
+/**
  * The columns of `<kind>_price` the index keeps (besides id): the entry, and who changed it last and on which
- * business day (`timezone`) for the listing.
+ * business day (`timezone`) for the listing; the glass price list's, its markup's sort key too.
  */
 function priceColumnSpecs(kind: Kind, timezone: string): ColumnSpec[] {
   return [
+    ...(kind === glasses ? [{ name: 'markup', type: 'decimal' as const, sql: MARKUP_SORT_SQL }] : []),
     { name: 'price', type: 'decimal' },
     { name: 'purchase', type: 'decimal' },
     { name: 'updated_by', type: 'text' },
@@ -737,7 +747,8 @@ interface KeptOrder {
   readonly rows: Lazy<Uint32Array>
 }
 
-// Every listing order both ways and the retail price both ways, with room for a few more.
+// The contract's listing orders both ways and the retail price both ways, with room for a few more (the listing's
+// other orders are computed again once pushed out).
 const KEPT_ORDERS = 12
 const keptOrders = new WeakMap<Table, Map<string, KeptOrder>>()
 
@@ -1121,6 +1132,23 @@ export interface IndexedListing {
 }
 
 /**
+ * The columns of each listing order before the id, as `orderExpressions` of the repository sorts them: the keys'
+ * normalised text byte-wise, or the values themselves (text byte-wise, numbers by value).
+ */
+const listingKeys: Readonly<Record<SortColumn, { readonly columns: readonly string[]; readonly norm: boolean }>> = {
+  ID: { columns: [], norm: false },
+  PARAMETERS: { columns: ['manufacturer', 'brand', 'model'], norm: true },
+  MANUFACTURER: { columns: ['manufacturer'], norm: true },
+  BRAND: { columns: ['brand'], norm: true },
+  MODEL: { columns: ['model'], norm: true },
+  PRICE: { columns: ['price'], norm: false },
+  PURCHASE: { columns: ['purchase'], norm: false },
+  UPDATED_ON: { columns: ['last_updated_on'], norm: false },
+  USER: { columns: ['updated_by'], norm: false },
+  MARKUP: { columns: ['markup'], norm: false },
+}
+
+/**
  * A page of the glass price listing from the price table, as `buildListingQueries` computes it: substring (or
  * exact) and inclusive bound filters, ordered by the sort column's value (PARAMETERS: the normalised keys byte-wise) and the
  * id, every key in the requested direction.
@@ -1151,17 +1179,8 @@ export function listingTable(
   const total = matches ? matches.length : prices.rows
 
   const descending = request.sortDirection === 'DESC'
-  const columns =
-    request.sortColumn === 'PARAMETERS'
-      ? ['manufacturer', 'brand', 'model']
-      : request.sortColumn === 'PRICE'
-        ? ['price']
-        : request.sortColumn === 'PURCHASE'
-          ? ['purchase']
-          : []
-  const specs = columns.map(
-    (column): KeySpec => ({ column, descending, ignoreCase: false, norm: request.sortColumn === 'PARAMETERS' }),
-  )
+  const { columns, norm: byNorm } = listingKeys[request.sortColumn]
+  const specs = columns.map((column): KeySpec => ({ column, descending, ignoreCase: false, norm: byNorm }))
   const { page, size } = request.page
   const from = page * size
   const to = from + size

@@ -239,9 +239,29 @@ export interface paths {
         };
         /**
          * The changes (batches) of the glass price list, newest first
-         * @description A scheduled bulk change appears here once applied (its parameters carry `scheduled` and `effectiveAt`); while pending, cancelled or refused it is listed by GET …/scheduled.
+         * @description A scheduled bulk change appears here once applied (its parameters carry `scheduled` and `effectiveAt`); while pending, cancelled or refused it is listed by GET …/scheduled. Beyond the contract, narrowed by who made the change (`user`), the days it was made on (`from`, `to`) and its kinds (`action`); the entries a change touched are listed by GET …/changes/{batch}/entries.
          */
         readonly get: operations["listGlassPriceChanges"];
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v2/glasses/prices/changes/{batch}/entries": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /**
+         * The entries a change touched, by id, with what it wrote field by field (old → new)
+         * @description Beyond the contract. Each entry's key is as it is now, or as last recorded when the entry was deleted since (`exists` false); its `changes` are the values before and after this change, prices as numbers.
+         */
+        readonly get: operations["listGlassPriceChangeEntries"];
         readonly put?: never;
         readonly post?: never;
         readonly delete?: never;
@@ -1939,6 +1959,19 @@ export interface operations {
         readonly parameters: {
             readonly query?: {
                 /**
+                 * @description The kinds of change, repeated for several (action=IMPORT&action=BULK_CHANGE); absent = every kind. CREATE, UPDATE and DELETE: an entry created, edited or deleted one at a time; BULK_CHANGE: a bulk price change; IMPORT: an uploaded file; REVERT: the undoing of another change
+                 * @example [
+                 *       "BULK_CHANGE",
+                 *       "IMPORT"
+                 *     ]
+                 */
+                readonly action?: readonly ("CREATE" | "UPDATE" | "DELETE" | "BULK_CHANGE" | "IMPORT" | "REVERT")[];
+                /**
+                 * @description Changes made on this day or later: YYYY-MM-DD, a day of BUSINESS_TIMEZONE; blank = no bound
+                 * @example 2026-11-01
+                 */
+                readonly from?: string;
+                /**
                  * @description Zero-based page number (lenient, as Spring: not a number or negative → 0)
                  * @example 0
                  */
@@ -1948,6 +1981,16 @@ export interface operations {
                  * @example 20
                  */
                 readonly size?: string | readonly string[];
+                /**
+                 * @description Changes made on this day or earlier (inclusive): YYYY-MM-DD, a day of BUSINESS_TIMEZONE
+                 * @example 2026-11-30
+                 */
+                readonly to?: string;
+                /**
+                 * @description Who made the change: a case-insensitive substring of the user name; blank = anyone
+                 * @example anna
+                 */
+                readonly user?: string;
             };
             readonly header?: never;
             readonly path?: never;
@@ -2008,6 +2051,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Bad Request */
+            readonly 400: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             readonly 401: {
                 headers: {
@@ -2019,6 +2071,141 @@ export interface operations {
             };
             /** @description Forbidden */
             readonly 403: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            readonly 429: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            readonly 503: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    readonly listGlassPriceChangeEntries: {
+        readonly parameters: {
+            readonly query?: {
+                /**
+                 * @description Zero-based page number (lenient, as Spring: not a number or negative → 0)
+                 * @example 0
+                 */
+                readonly page?: string | readonly string[];
+                /**
+                 * @description Page size, default 20; below 1 → default, above MAX_PAGE_SIZE → MAX_PAGE_SIZE
+                 * @example 20
+                 */
+                readonly size?: string | readonly string[];
+            };
+            readonly header?: never;
+            readonly path: {
+                /**
+                 * @description Change (batch) id: a positive integer
+                 * @example 7
+                 */
+                readonly batch: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** @description OK */
+            readonly 200: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": {
+                        readonly content: readonly {
+                            readonly brand: string;
+                            /** @description What this change wrote: old → new per field */
+                            readonly changes: readonly {
+                                /** @enum {string} */
+                                readonly field: "manufacturer" | "brand" | "model" | "price" | "purchase";
+                                /** @description After: a number for prices, text otherwise; null where the entry did not exist */
+                                readonly newValue: string | number | null;
+                                /** @description Before: a number for prices, text otherwise; null where the entry did not exist */
+                                readonly oldValue: string | number | null;
+                            }[];
+                            readonly entryId: number;
+                            /** @description Whether the entry is in the price list now */
+                            readonly exists: boolean;
+                            /** @description The entry's key as it is now, or as last recorded once deleted */
+                            readonly manufacturer: string;
+                            readonly model: string;
+                        }[];
+                        readonly empty: boolean;
+                        readonly first: boolean;
+                        readonly last: boolean;
+                        readonly number: number;
+                        readonly numberOfElements: number;
+                        readonly pageable: {
+                            readonly offset: number;
+                            readonly paged: boolean;
+                            readonly pageNumber: number;
+                            readonly pageSize: number;
+                            readonly sort: {
+                                readonly empty: boolean;
+                                readonly sorted: boolean;
+                                readonly unsorted: boolean;
+                            };
+                            readonly unpaged: boolean;
+                        };
+                        readonly size: number;
+                        readonly sort: {
+                            readonly empty: boolean;
+                            readonly sorted: boolean;
+                            readonly unsorted: boolean;
+                        };
+                        readonly totalElements: number;
+                        readonly totalPages: number;
+                    };
+                };
+            };
+            /** @description Bad Request */
+            readonly 400: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            readonly 401: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            readonly 403: {
+                headers: {
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            readonly 404: {
                 headers: {
                     readonly [name: string]: unknown;
                 };
@@ -2281,7 +2468,7 @@ export interface operations {
                  * @description As the listing: ID (default) | PARAMETERS | …
                  * @example PARAMETERS
                  */
-                readonly sortColumn?: "ID" | "PARAMETERS" | "PRICE" | "PURCHASE";
+                readonly sortColumn?: "ID" | "PARAMETERS" | "PRICE" | "PURCHASE" | "MANUFACTURER" | "BRAND" | "MODEL" | "UPDATED_ON" | "USER" | "MARKUP";
                 /**
                  * @description ASC (default) | DESC
                  * @example ASC
@@ -2430,7 +2617,7 @@ export interface operations {
                 };
                 content: {
                     readonly "application/json": {
-                        /** @description The history change (batch) of the import: revert it with POST …/changes/{batch}/revert */
+                        /** @description The history change (batch) of the import: revert it with POST …/changes/{batch}/revert; null on a dry run and when the file changed nothing (written and deleted 0: every row already as stored), which records no change */
                         readonly batch: number | null;
                         /** @description What the file does, row by row: the page `page`/`size` of each list (the counts are their totalElements) */
                         readonly check: {
@@ -3026,10 +3213,10 @@ export interface operations {
                  */
                 readonly size?: string | readonly string[];
                 /**
-                 * @description ID (default) | PARAMETERS (manufacturer, brand, model) | PRICE | PURCHASE
+                 * @description ID (default) | PARAMETERS (manufacturer, brand, model) | PRICE | PURCHASE; beyond the contract MANUFACTURER | BRAND | MODEL (each alone, as PARAMETERS compares text) | UPDATED_ON (lastUpdatedOn) | USER | MARKUP ((price − purchase) / purchase, exact; entries whose purchase is 0 last, first with DESC); ties by id
                  * @example PRICE
                  */
-                readonly sortColumn?: "ID" | "PARAMETERS" | "PRICE" | "PURCHASE";
+                readonly sortColumn?: "ID" | "PARAMETERS" | "PRICE" | "PURCHASE" | "MANUFACTURER" | "BRAND" | "MODEL" | "UPDATED_ON" | "USER" | "MARKUP";
                 /**
                  * @description ASC (default) | DESC
                  * @example DESC

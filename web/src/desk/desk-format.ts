@@ -1,3 +1,4 @@
+import { markupPercent } from '../../../src/domain/decimal.js'
 import type { ChangeAction, ConflictReason, InputField } from '../api/types.js'
 import type { MessageKey } from '../i18n/index.js'
 
@@ -10,6 +11,17 @@ export function formatMoney(value: number | string | null | undefined, language:
   if (value === null || value === undefined || value === '') return '—'
   const format = new Intl.NumberFormat(language, { minimumFractionDigits: 2, maximumFractionDigits: 2 })
   return format.format(String(value) as Intl.StringNumericLiteral)
+}
+
+/**
+ * An entry's markup, (price − purchase) / purchase, in percent to one decimal (`141,8 %`), computed exactly from the
+ * prices' decimal text; blank where the purchase is 0 or absent.
+ */
+export function formatMarkup(price: number, purchase: number | null | undefined, language: string): string {
+  const markup = purchase === null || purchase === undefined ? undefined : markupPercent(price, purchase)
+  if (markup === undefined) return ''
+  const format = new Intl.NumberFormat(language, { minimumFractionDigits: 1, maximumFractionDigits: 1 })
+  return `${format.format(markup as Intl.StringNumericLiteral)} %`
 }
 
 /** A calendar day (`2026-11-27`) as the language writes it; the day is the business time zone's, kept as is. */

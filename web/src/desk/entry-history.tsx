@@ -15,7 +15,12 @@ interface EntryHistoryProps {
   readonly onClose: () => void
 }
 
-/** An entry's changes, newest first: who, when, what kind of change, and field by field old → new. */
+/**
+ * An entry's changes, newest first: who, when, what kind of change, and field by field old → new. A panel at the
+ * side of the window (over the page where the window is narrow), so it is seen whatever row opened it and however
+ * far the grid is scrolled; the focus moves to its title, Escape or Close closes it (the caller returns the focus
+ * to the row's button).
+ */
 export function EntryHistory({ prices, id, version, language, t, onClose }: EntryHistoryProps) {
   const [page, setPage] = useState(0)
   const heading = useRef<HTMLHeadingElement>(null)
@@ -28,7 +33,18 @@ export function EntryHistory({ prices, id, version, language, t, onClose }: Entr
     raw === null ? t('emptyValue') : field === 'price' || field === 'purchase' ? formatMoney(raw, language) : raw
 
   return (
-    <section class="history" aria-labelledby="history-title">
+    <section
+      class="history side-panel"
+      role="dialog"
+      aria-modal="false"
+      aria-labelledby="history-title"
+      onKeyDown={(event) => {
+        if (event.key !== 'Escape') return
+        event.preventDefault()
+        event.stopPropagation()
+        onClose()
+      }}
+    >
       <div class="history-head">
         <h3 id="history-title" ref={heading} tabIndex={-1}>
           {t('deskHistoryOf', { id })}

@@ -1,15 +1,17 @@
 import type { Ref } from 'preact'
 import type { PriceListPage, PriceRow, SortColumn } from '../api/types.js'
 import type { Language, Translate } from '../i18n/index.js'
-import { formatDay, formatMoney } from './desk-format.js'
+import { formatDay, formatMarkup, formatMoney } from './desk-format.js'
 import { DraftMessage, EntryField } from './entry-fields.js'
 import { INPUT_FIELDS } from './prices-api.js'
 import type { EntryWrites } from './use-entry-writes.js'
 import type { Sort } from './use-price-list.js'
 
 /*
- * The price list as a grid: the four sortable columns are header buttons (ascending, descending, then the listing's
- * own order); a row is edited in place (Enter saves, Escape cancels), and its buttons open its history or delete it.
+ * The price list as a grid: every column's header is a button that sorts by it (ascending, descending, then the
+ * listing's own order; the manufacturer's sorts by manufacturer, brand and model); the markup is computed exactly
+ * from the row's prices; a row is edited in place (Enter saves, Escape cancels), and its buttons open its history
+ * or delete it.
  */
 
 /** The next sort of a column on click: ascending, descending, then the listing's own order. */
@@ -70,12 +72,13 @@ export function PriceGrid(props: PriceGridProps) {
           <tr>
             {header('ID', t('deskId'), 'number')}
             {header('PARAMETERS', t('deskManufacturer'))}
-            <th scope="col">{t('deskBrand')}</th>
-            <th scope="col">{t('deskModel')}</th>
+            {header('BRAND', t('deskBrand'))}
+            {header('MODEL', t('deskModel'))}
             {header('PRICE', t('deskPrice'), 'price')}
             {header('PURCHASE', t('deskPurchase'), 'number')}
-            <th scope="col">{t('deskUpdatedOn')}</th>
-            <th scope="col">{t('deskWho')}</th>
+            {header('MARKUP', t('deskMarkup'), 'number')}
+            {header('UPDATED_ON', t('deskUpdatedOn'))}
+            {header('USER', t('deskWho'))}
             <th scope="col">{t('deskActions')}</th>
           </tr>
         </thead>
@@ -89,7 +92,7 @@ export function PriceGrid(props: PriceGridProps) {
           )}
           {list && list.content.length === 0 ? (
             <tr>
-              <td colSpan={9}>{t('nothingFound')}</td>
+              <td colSpan={10}>{t('nothingFound')}</td>
             </tr>
           ) : null}
         </tbody>
@@ -129,7 +132,7 @@ function EditedRow({
           <EntryField prefix={`edit-${row.id}`} state={edit} field={field} onChange={writes.editValues} t={t} />
         </td>
       ))}
-      <td colSpan={2}>
+      <td colSpan={3}>
         <DraftMessage state={edit} id={`edit-${row.id}-message`} t={t} />
       </td>
       <td class="row-actions">
@@ -155,6 +158,7 @@ function EntryRow(props: PriceGridProps & { readonly row: PriceRow }) {
       <td>{row.model}</td>
       <td class="price">{formatMoney(row.price, language)}</td>
       <td class="number">{formatMoney(row.purchase, language)}</td>
+      <td class="number markup">{formatMarkup(row.price, row.purchase, language)}</td>
       <td>{formatDay(row.lastUpdatedOn, language)}</td>
       <td>{row.user}</td>
       <td class="row-actions">

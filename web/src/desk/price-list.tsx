@@ -36,6 +36,10 @@ export function PriceListScreen({ api, language, t }: PriceListProps) {
   const [highlight, setHighlight] = useState<number | undefined>()
   const grid = useRef<HTMLTableSectionElement>(null)
 
+  /** Puts the focus on a button of a row (once the grid has drawn it). */
+  const focusRowAction = (id: number, action: string) =>
+    setTimeout(() => grid.current?.querySelector<HTMLButtonElement>(`#row-${id} [data-action="${action}"]`)?.focus())
+
   const query = usePriceList(
     prices,
     (id) => {
@@ -51,17 +55,20 @@ export function PriceListScreen({ api, language, t }: PriceListProps) {
       notify: setNotice,
       highlight: setHighlight,
       reload: query.reload,
-      focusRowAction: (id, action) =>
-        setTimeout(() =>
-          grid.current?.querySelector<HTMLButtonElement>(`#row-${id} [data-action="${action}"]`)?.focus(),
-        ),
+      focusRowAction,
     },
     t,
   )
-  // The first field of a row taken into edit gets the focus.
+  // A row taken into edit puts the cursor in its price, the field most edits are for, its value selected so
+  // what is typed replaces it.
   const editedId = writes.edit?.id
   useEffect(() => {
-    if (editedId !== undefined) document.getElementById(`edit-${editedId}-manufacturer`)?.focus()
+    if (editedId === undefined) return
+    const price = document.getElementById(`edit-${editedId}-price`)
+    if (price instanceof HTMLInputElement) {
+      price.focus()
+      price.select()
+    }
   }, [editedId])
 
   const lastPage = list ? Math.max(list.totalPages - 1, 0) : 0
@@ -70,86 +77,111 @@ export function PriceListScreen({ api, language, t }: PriceListProps) {
   const { draft, removal } = writes
 
   return (
-    <div class="desk">
-      <h2>{t('priceList')}</h2>
-      <PriceFilters
-        api={api}
-        filters={query.filters}
-        errors={filterErrors}
-        onChange={(next) => query.setFilters(next, true)}
-        onSubmit={query.reload}
-        onClear={() => {
-          query.setFilters({})
-          setHighlight(undefined)
-        }}
-        t={t}
-      />
-
-      {canWrite ? (
-        <form
-          class="create"
-          aria-labelledby="create-title"
-          onSubmit={(event) => {
-            event.preventDefault()
-            void writes.create()
+    <div class={historyId === undefined ? 'desk' : 'desk beside-panel'}>
+      <div class="desk-main">
+        <h2>{t('priceList')}</h2>
+        <PriceFilters
+          api={api}
+          filters={query.filters}
+          errors={filterErrors}
+          onChange={(next) => query.setFilters(next, true)}
+          onSubmit={query.reload}
+          onClear={() => {
+            query.setFilters({})
+            setHighlight(undefined)
           }}
-        >
-          <h3 id="create-title">{t('deskNewEntry')}</h3>
-          <div class="entry-fields">
-            {INPUT_FIELDS.map((field) => (
-              <EntryField key={field} prefix="create" state={draft} field={field} onChange={writes.draftValues} t={t} />
-            ))}
-            <button type="submit" disabled={draft.busy}>
-              {t('deskAdd')}
-            </button>
-          </div>
-          <DraftMessage state={draft} id="create-message" t={t} />
-        </form>
-      ) : null}
+          t={t}
+        />
 
-      {notice ? (
-        <p class={`notice ${notice.tone}`} role={notice.tone}>
-          {notice.text}
-          {notice.entry ? (
-            <>
-              {' '}
-              <a href={entryRoute(notice.entry.id)}>{notice.entry.label}</a>
-            </>
-          ) : null}
-        </p>
-      ) : null}
-      {listError && Object.keys(filterErrors).length === 0 ? (
-        <p role="alert">{t('searchFailed', { reason: listError.message })}</p>
-      ) : null}
+        {canWrite ? (
+          <form
+            class="create"
+            aria-labelledby="create-title"
+            onSubmit={(event) => {
+              event.preventDefault()
+              void writes.create()
+            }}
+          >
+            <h3 id="create-title">{t('deskNewEntry')}</h3>
+            <div class="entry-fields">
+              {INPUT_FIELDS.map((field) => (
+                <EntryField
+                  key={field}
+                  prefix="create"
+                  state={draft}
+                  field={field}
+                  onChange={writes.draftValues}
+                  t={t}
+                />
+              ))}
+              <button type="submit" disabled={draft.busy}>
+                {t('deskAdd')}
+              </button>
+            </div>
+            <DraftMessage state={draft} id="create-message" t={t} />
+          </form>
+        ) : null}
 
-      <PriceGrid
-        list={list}
-        sort={query.sort}
-        onSort={query.setSort}
-        writes={writes}
-        canWrite={canWrite}
-        highlight={highlight}
-        historyId={historyId}
-        onHistory={setHistoryId}
-        body={grid}
-        language={language}
-        t={t}
-      />
-      {writes.edit && list?.content.some((row) => row.id === writes.edit?.id) ? (
-        <p class="hint" id="edit-hint">
-          {t('deskEditHint')}
-        </p>
-      ) : null}
+        {notice ? (
+          <p class={`notice ${notice.tone}`} role={notice.tone}>
+            {notice.text}
+            {notice.entry ? (
+              <>
+                {' '}
+                <a href={entryRoute(notice.entry.id)}>{notice.entry.label}</a>
+              </>
+            ) : null}
+          </p>
+        ) : null}
+        {listError && Object.keys(filterErrors).length === 0 ? (
+          <p role="alert">{t('searchFailed', { reason: listError.message })}</p>
+        ) : null}
 
-      <Pager
-        label={t('paging')}
-        page={page}
-        pages={list?.totalPages}
-        onPage={query.setPage}
-        size={{ value: query.size, onChange: query.setSize }}
-        t={t}
-      />
+        <PriceGrid
+          list={list}
+          sort={query.sort}
+          onSort={query.setSort}
+          writes={writes}
+          canWrite={canWrite}
+          highlight={highlight}
+          historyId={historyId}
+          onHistory={setHistoryId}
+          body={grid}
+          language={language}
+          t={t}
+        />
+        {writes.edit && list?.content.some((row) => row.id === writes.edit?.id) ? (
+          <p class="hint" id="edit-hint">
+            {t('deskEditHint')}
+          </p>
+        ) : null}
 
+        <Pager
+          label={t('paging')}
+          page={page}
+          pages={list?.totalPages}
+          onPage={query.setPage}
+          size={{ value: query.size, onChange: query.setSize }}
+          t={t}
+        />
+
+        {removal ? (
+          <ConfirmDialog
+            id="confirm-delete"
+            title={t('deskDeleteQuestion', { id: removal.entry.id })}
+            confirm={t('deskDeleteConfirm')}
+            cancel={t('deskDeleteKeep')}
+            busy={removal.busy}
+            onConfirm={() => void writes.remove()}
+            onClose={writes.keepEntry}
+          >
+            <p>
+              {entryLabel(removal.entry)}: {t('deskPrice')} {formatMoney(removal.entry.price, language)},{' '}
+              {t('deskPurchase')} {formatMoney(removal.entry.purchase, language)}
+            </p>
+          </ConfirmDialog>
+        ) : null}
+      </div>
       {historyId !== undefined ? (
         // Keyed by the entry: another entry's history never shows while this one's loads.
         <EntryHistory
@@ -159,25 +191,11 @@ export function PriceListScreen({ api, language, t }: PriceListProps) {
           version={query.reloads}
           language={language}
           t={t}
-          onClose={() => setHistoryId(undefined)}
+          onClose={() => {
+            setHistoryId(undefined)
+            focusRowAction(historyId, 'history')
+          }}
         />
-      ) : null}
-
-      {removal ? (
-        <ConfirmDialog
-          id="confirm-delete"
-          title={t('deskDeleteQuestion', { id: removal.entry.id })}
-          confirm={t('deskDeleteConfirm')}
-          cancel={t('deskDeleteKeep')}
-          busy={removal.busy}
-          onConfirm={() => void writes.remove()}
-          onClose={writes.keepEntry}
-        >
-          <p>
-            {entryLabel(removal.entry)}: {t('deskPrice')} {formatMoney(removal.entry.price, language)},{' '}
-            {t('deskPurchase')} {formatMoney(removal.entry.purchase, language)}
-          </p>
-        </ConfirmDialog>
       ) : null}
     </div>
   )

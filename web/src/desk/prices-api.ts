@@ -1,4 +1,6 @@
 import type {
+  ChangeAction,
+  ChangeEntriesPage,
   ChangesPage,
   EntryBody,
   FilterName,
@@ -24,8 +26,19 @@ import { type Api, ApiError } from '../api.js'
 /** Where the glass price list's endpoints live. */
 export const PRICES = '/api/v2/glasses/prices'
 
-/** The listing's sortable columns, in the order the desk offers them. */
-const sortColumns: Readonly<Record<SortColumn, true>> = { ID: true, PARAMETERS: true, PRICE: true, PURCHASE: true }
+/** The listing's sort columns: the contract's four, and the service's others (one per column of the grid). */
+const sortColumns: Readonly<Record<SortColumn, true>> = {
+  ID: true,
+  PARAMETERS: true,
+  PRICE: true,
+  PURCHASE: true,
+  MANUFACTURER: true,
+  BRAND: true,
+  MODEL: true,
+  UPDATED_ON: true,
+  USER: true,
+  MARKUP: true,
+}
 export const SORT_COLUMNS = Object.keys(sortColumns) as readonly SortColumn[]
 
 /** The listing's filters (query parameters), as the listing, the bulk change and the export read them. */
@@ -62,6 +75,14 @@ export function filterParams(filters: Filters, decimal: (value: string) => strin
 export function withTextFilter(filters: Filters, name: TextFilterName, value: string, exact: boolean): Filters {
   const others = (filters.exact ?? []).filter((other) => other !== name)
   return { ...filters, [name]: value, exact: exact ? [...others, name] : others }
+}
+
+/** The change log's filters: who (a part of the name), the days from and to (inclusive), the kinds of change. */
+export interface ChangeLogFilter {
+  readonly user?: string
+  readonly from?: string
+  readonly to?: string
+  readonly actions?: readonly ChangeAction[]
 }
 
 export interface ListQuery {
@@ -176,8 +197,19 @@ export class PricesApi {
     return (await this.send(`/${id}/history?page=${page}&size=20`, { signal })).json() as Promise<HistoryPage>
   }
 
-  async changes(page: number, size: number, signal: AbortSignal): Promise<ChangesPage> {
-    return (await this.send(`/changes?page=${page}&size=${size}`, { signal })).json() as Promise<ChangesPage>
+  async changes(page: number, size: number, signal: AbortSignal, filter: ChangeLogFilter = {}): Promise<ChangesPage> {
+    const params = new URLSearchParams({ page: String(page), size: String(size) })
+    for (const name of ['user', 'from', 'to'] as const) {
+      const value = filter[name]?.trim()
+      if (value) params.set(name, value)
+    }
+    for (const action of filter.actions ?? []) params.append('action', action)
+    return (await this.send(`/changes?${params}`, { signal })).json() as Promise<ChangesPage>
+  }
+
+  async changeEntries(batch: number, page: number, signal: AbortSignal): Promise<ChangeEntriesPage> {
+    const answer = await this.send(`/changes/${batch}/entries?page=${page}&size=20`, { signal })
+    return answer.json() as Promise<ChangeEntriesPage>
   }
 
   async revert(batch: number): Promise<RevertResult> {

@@ -160,13 +160,15 @@ export function UploadPanel(props: {
       {uploaded ? (
         <>
           <p class="outcome" role="status" id="upload-applied">
-            {t('fileApplied', {
-              written: uploaded.written,
-              created: uploaded.created,
-              updated: uploaded.updated,
-              deleted: uploaded.deleted,
-              batch: uploaded.batch ?? t('emptyValue'),
-            })}
+            {uploaded.batch === null && uploaded.written + uploaded.deleted === 0
+              ? t('fileChangedNothing', { unchanged: uploaded.unchanged })
+              : t('fileApplied', {
+                  written: uploaded.written,
+                  created: uploaded.created,
+                  updated: uploaded.updated,
+                  deleted: uploaded.deleted,
+                  batch: uploaded.batch ?? t('emptyValue'),
+                })}
           </p>
           {uploaded.batch === null ? null : (
             <UndoChange
