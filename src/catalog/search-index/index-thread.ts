@@ -20,7 +20,7 @@ import {
   uncrossedError,
 } from './index-protocol.js'
 import type { IndexedListing } from './kind-index.js'
-import { readVersions } from './search-index.js'
+import { firstLoad, readVersions } from './search-index.js'
 import type {
   SearchIndexAnswers,
   SearchIndexLoads,
@@ -146,14 +146,13 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
 
   start(): void {
     if (this.#closed || this.#failed) return
-    this.#warming = true
-    const started = performance.now()
-    this.catchUp()
-      .then(() => this.#log.info({ ms: Math.round(performance.now() - started) }, 'search index loaded'))
-      .catch((error: unknown) => this.#log.error({ err: error }, 'search index: the first load failed'))
-      .finally(() => {
-        this.#warming = false
-      })
+    firstLoad(
+      this.#log,
+      () => this.catchUp(),
+      (warming) => {
+        this.#warming = warming
+      },
+    )
   }
 
   async catchUp(): Promise<void> {

@@ -196,14 +196,13 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers {
   /** Starts loading every kind in the background (the server does, at start). */
   start(): void {
     if (!this.enabled || this.#closed) return
-    this.#warming = true
-    const started = performance.now()
-    this.catchUp()
-      .then(() => this.#log.info({ ms: Math.round(performance.now() - started) }, 'search index loaded'))
-      .catch((error: unknown) => this.#log.error({ err: error }, 'search index: the first load failed'))
-      .finally(() => {
-        this.#warming = false
-      })
+    firstLoad(
+      this.#log,
+      () => this.catchUp(),
+      (warming) => {
+        this.#warming = warming
+      },
+    )
   }
 
   async catchUp(): Promise<void> {
@@ -551,6 +550,20 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers {
     })
     return this.#usable
   }
+}
+
+/** Runs the first load in the background, logging how long it took or why it failed; `warming` while it runs. */
+export function firstLoad(
+  log: FastifyBaseLogger,
+  catchUp: () => Promise<void>,
+  warming: (warming: boolean) => void,
+): void {
+  warming(true)
+  const started = performance.now()
+  catchUp()
+    .then(() => log.info({ ms: Math.round(performance.now() - started) }, 'search index loaded'))
+    .catch((error: unknown) => log.error({ err: error }, 'search index: the first load failed'))
+    .finally(() => warming(false))
 }
 
 interface VersionRow {
