@@ -9,7 +9,7 @@ import type { Facets } from '../facets.js'
 import type { ItemField, Kind } from '../kind.js'
 import { kinds as allKinds, glasses } from '../kinds.js'
 import { activeFilters, type ExactFilters, type FilterValues, type SearchRequest } from '../search-query.js'
-import { type FieldValues, rankSuggestions, type Suggestion } from '../suggest.js'
+import { rankSuggestions, type Suggestion } from '../suggest.js'
 import {
   applyMatviewChanges,
   applyPriceChanges,
@@ -250,15 +250,6 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers {
       model: request.filter.model,
     }
     return this.#answer(glasses, 'listing', filters, (tables, norm) => listingTable(tables.prices, request, norm))
-  }
-
-  /** Every value of a text field with its count (0 for values no row carries any more), or undefined. */
-  fieldValues(kind: Kind, field: ItemField, byPriceList: boolean): Promise<FieldValues | undefined> {
-    return this.#answer(kind, byPriceList, {}, (tables) => {
-      const values = fieldValueCounts(tables, field, byPriceList)
-      if (!values) throw new NotIndexable('no such field in this mode')
-      return values
-    })
   }
 
   /** The best `limit` suggestions for a normalised query, or undefined when SQL must answer. */

@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import type { Language, Translate } from '../i18n/index.js'
 import { Pager } from '../pager.js'
-import { entryRoute, fieldLabel, formatMoney } from './desk-format.js'
+import { entryRoute } from './desk-format.js'
+import { FieldChanges } from './field-changes.js'
 import type { PricesApi } from './prices-api.js'
 import { useLoaded } from './use-loaded.js'
 
@@ -26,8 +27,6 @@ export function ChangeEntries({ prices, batch, language, t, onClose }: ChangeEnt
     (signal) => prices.changeEntries(batch, page, signal),
     [prices, batch, page],
   )
-  const value = (field: string, raw: string | number | null) =>
-    raw === null ? t('emptyValue') : field === 'price' || field === 'purchase' ? formatMoney(raw, language) : raw
 
   return (
     <section
@@ -71,15 +70,7 @@ export function ChangeEntries({ prices, batch, language, t, onClose }: ChangeEnt
                   {entry.exists ? null : <span class="muted"> ({t('deskEntryDeletedSince')})</span>}
                 </td>
                 <td>
-                  <ul class="field-changes">
-                    {entry.changes.map((change) => (
-                      <li key={change.field}>
-                        {t(fieldLabel[change.field])}: <span class="old">{value(change.field, change.oldValue)}</span>
-                        {' → '}
-                        <span class="new">{value(change.field, change.newValue)}</span>
-                      </li>
-                    ))}
-                  </ul>
+                  <FieldChanges changes={entry.changes} language={language} t={t} />
                 </td>
               </tr>
             ))}

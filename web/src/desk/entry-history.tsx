@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import type { Language, Translate } from '../i18n/index.js'
 import { Pager } from '../pager.js'
-import { actionLabel, fieldLabel, formatMoment, formatMoney } from './desk-format.js'
+import { actionLabel, formatMoment } from './desk-format.js'
+import { FieldChanges } from './field-changes.js'
 import type { PricesApi } from './prices-api.js'
 import { useLoaded } from './use-loaded.js'
 
@@ -28,9 +29,6 @@ export function EntryHistory({ prices, id, version, language, t, onClose }: Entr
   useEffect(() => heading.current?.focus(), [])
 
   const { value: history, error } = useLoaded((signal) => prices.history(id, page, signal), [prices, id, page, version])
-
-  const value = (field: string, raw: string | number | null) =>
-    raw === null ? t('emptyValue') : field === 'price' || field === 'purchase' ? formatMoney(raw, language) : raw
 
   return (
     <section
@@ -75,15 +73,7 @@ export function EntryHistory({ prices, id, version, language, t, onClose }: Entr
                   {t(actionLabel[item.action])} <span class="muted">{t('deskChangeNumber', { id: item.batch })}</span>
                 </td>
                 <td>
-                  <ul class="field-changes">
-                    {item.changes.map((change) => (
-                      <li key={change.field}>
-                        {t(fieldLabel[change.field])}: <span class="old">{value(change.field, change.oldValue)}</span>
-                        {' → '}
-                        <span class="new">{value(change.field, change.newValue)}</span>
-                      </li>
-                    ))}
-                  </ul>
+                  <FieldChanges changes={item.changes} language={language} t={t} />
                 </td>
               </tr>
             ))}
