@@ -86,6 +86,8 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
   #started: Worker | undefined
   readonly #pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>()
   readonly #transactions = new Map<number, Relayed>()
+  /** Every relayed transaction not yet ended, opened or still waiting for its connection. */
+  readonly #ending = new Set<Promise<void>>()
   readonly #copies = new Map<number, AsyncIterator<string>>()
   readonly #reading = new Set<string>()
   readonly #committed: { current(): Promise<unknown> } | undefined
@@ -327,6 +329,11 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
       const ended: Promise<void> = this.#db.rawTransaction(
         (client) =>
           new Promise<void>((commit, rollback) => {
+            // Opened only after the thread stopped (it waited for the connection): nobody will end it but us.
+            if (this.#closed || this.#failed) {
+              rollback(new RolledBack('the index thread stopped'))
+              return
+            }
             this.#transactions.set(tx, {
               client,
               finish: (ok) => (ok ? commit() : rollback(new RolledBack('rolled back'))),
@@ -336,10 +343,13 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
           }),
         { read },
       )
+      this.#ending.add(ended)
       // Failed before it opened (the database unreachable): the thread's load fails with the cause.
-      ended.catch((error: unknown) => {
-        if (!this.#transactions.has(tx)) reject(error)
-      })
+      ended
+        .catch((error: unknown) => {
+          if (!this.#transactions.has(tx)) reject(error)
+        })
+        .finally(() => this.#ending.delete(ended))
     })
   }
 
@@ -356,7 +366,9 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
     const open = [...this.#transactions.values()]
     this.#transactions.clear()
     for (const relayed of open) relayed.finish(false)
-    await Promise.all(open.map((relayed) => relayed.ended.catch(() => {})))
+    // Those still waiting for the connection roll back as soon as they get it (see #begin): wait for them too, so
+    // the connection is free when the database closes.
+    await Promise.all([...this.#ending].map((ended) => ended.catch(() => {})))
   }
 
   #fail(error: Error): void {
