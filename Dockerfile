@@ -1,9 +1,16 @@
 # syntax=docker/dockerfile:1
 # The service as an image: compiled in one stage, run in another with production dependencies only.
 #   docker build -t optics-catalog .
+#   docker run -p 8080:8080 -e AUTH_MODE=demo optics-catalog        (to try it: demo data, open to anyone)
 #   docker run -p 8080:8080 -e AUTH_MODE=jwt -e AUTH_JWKS_URL=… -e DATABASE_URL=postgres://… optics-catalog
+# Without AUTH_MODE the image stops at once and says which of the two to choose. compose.yaml runs it with
+# PostgreSQL and an identity provider, to try the signed-in desk.
 
-FROM node:24-bookworm-slim AS build
+# Node.js 24 (the current LTS), Debian bookworm, slim: pinned by digest so a rebuild gets the same base; to move
+# to a newer one, `docker buildx imagetools inspect node:24-bookworm-slim` prints the digest to put here.
+ARG NODE_IMAGE=node:24-bookworm-slim@sha256:6f7b03f7c2c8e2e784dcf9295400527b9b1270fd37b7e9a7285cf83b6951452d
+
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -12,7 +19,7 @@ COPY src ./src
 COPY web ./web
 RUN npm run build
 
-FROM node:24-bookworm-slim
+FROM ${NODE_IMAGE}
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \

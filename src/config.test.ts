@@ -33,6 +33,20 @@ describe('configuration of authentication and limits', () => {
     }
   })
 
+  test('AUTH_MODE=demo listens anywhere without authentication, loads the demo into an empty database, has no roles', () => {
+    const config = loadConfig({ HOST: '0.0.0.0', AUTH_MODE: 'demo', DATABASE_URL: 'postgres://db/optics' })
+    assert.equal(config.auth.mode, 'demo')
+    assert.equal(config.demoData, 'true', 'the demo mode loads the demo catalogue on either database')
+    assert.equal(loadConfig({ AUTH_MODE: 'demo', DEMO_DATA: 'false' }).demoData, 'false')
+    assert.match(refusal({ HOST: '0.0.0.0' }), /set AUTH_MODE=jwt to listen there, or AUTH_MODE=demo to try/)
+    assert.match(refusal({ AUTH_MODE: 'demo', AUTH_PRICES_READ: 'on' }), /^AUTH_PRICES_READ: needs AUTH_MODE=jwt/)
+    assert.match(refusal({ AUTH_MODE: 'demo', ACTUATOR_AUTH: 'true' }), /^ACTUATOR_AUTH: needs AUTH_MODE=jwt/)
+    assert.match(
+      refusal({ AUTH_MODE: 'demo', WEB_OIDC_CLIENT_ID: 'web' }),
+      /^WEB_OIDC_CLIENT_ID: needs AUTH_MODE=jwt \(with AUTH_MODE=demo the web app has no sign-in\)/,
+    )
+  })
+
   test('AUTH_MODE=jwt may listen anywhere, with exactly one source of keys', () => {
     const config = loadConfig({ HOST: '0.0.0.0', AUTH_MODE: 'jwt', AUTH_JWT_SECRET: SECRET, AUTH_ISSUER: 'https://id' })
     assert.equal(config.auth.mode, 'jwt')

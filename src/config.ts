@@ -19,7 +19,7 @@ const EnvSchema = Type.Object({
   EMBEDDED_SHARED_BUFFERS_MB: Type.Integer({ minimum: 1, maximum: 1024, default: 16 }),
   DEMO_DATA: Type.Union([Type.Literal('auto'), Type.Literal('true'), Type.Literal('false')], { default: 'auto' }),
   DEMO_SCALE: Type.Integer({ minimum: 0, maximum: 10_000_000, default: 3000 }),
-  AUTH_MODE: Type.Union([Type.Literal('none'), Type.Literal('jwt')], { default: 'none' }),
+  AUTH_MODE: Type.Union([Type.Literal('none'), Type.Literal('jwt'), Type.Literal('demo')], { default: 'none' }),
   AUTH_JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
   AUTH_JWKS_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'an http:// or https:// URL' })),
   AUTH_ISSUER: Type.Optional(Type.String({ minLength: 1 })),
@@ -97,7 +97,12 @@ export interface Config {
   readonly demoData: 'auto' | 'true' | 'false'
   readonly demoScale: number
   readonly auth: {
-    readonly mode: 'none' | 'jwt'
+    /**
+     * `none`: no authentication, on a loopback HOST only; `jwt`: Bearer tokens; `demo`: no authentication on any
+     * HOST, to try the service (the image with `-e AUTH_MODE=demo`): it loads the demo catalogue into an empty
+     * database, says so in its log at start and the web app shows it on every screen.
+     */
+    readonly mode: 'none' | 'jwt' | 'demo'
     readonly jwtSecret: string | undefined
     readonly jwksUrl: string | undefined
     readonly issuer: string | undefined
@@ -189,7 +194,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (parsed.AUTH_MODE === 'none' && !isLoopback(parsed.HOST)) {
     throw new ConfigError(
-      `AUTH_MODE: 'none' is allowed only on a loopback HOST (got HOST=${parsed.HOST}); set AUTH_MODE=jwt to listen there`,
+      `AUTH_MODE: 'none' is allowed only on a loopback HOST (got HOST=${parsed.HOST}); set AUTH_MODE=jwt to listen there, or AUTH_MODE=demo to try the service with its demo data, open to anyone who reaches it`,
     )
   }
   if (parsed.AUTH_MODE === 'jwt' && !parsed.AUTH_JWT_SECRET && !parsed.AUTH_JWKS_URL) {
@@ -202,7 +207,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`AUTH_JWKS_URL: not a URL${shown('AUTH_JWKS_URL', parsed.AUTH_JWKS_URL)}`)
   }
   for (const variable of ['AUTH_PRICES_READ', 'ACTUATOR_AUTH'] as const) {
-    if (parsed.AUTH_MODE === 'none' && (parsed[variable] === 'on' || parsed[variable] === 'true')) {
+    if (parsed.AUTH_MODE !== 'jwt' && (parsed[variable] === 'on' || parsed[variable] === 'true')) {
       throw new ConfigError(`${variable}: needs AUTH_MODE=jwt (without authentication there are no roles or tokens)`)
     }
   }
@@ -220,7 +225,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseStartTimeoutSeconds: parsed.DATABASE_START_TIMEOUT_SECONDS,
     dataDir: parsed.DATA_DIR,
     embeddedSharedBuffersMb: parsed.EMBEDDED_SHARED_BUFFERS_MB,
-    demoData: parsed.DEMO_DATA,
+    // The demo mode is for trying the service: an empty database gets the demo catalogue whichever database it is.
+    demoData: parsed.AUTH_MODE === 'demo' && parsed.DEMO_DATA === 'auto' ? 'true' : parsed.DEMO_DATA,
     demoScale: parsed.DEMO_SCALE,
     auth: Object.freeze({
       mode: parsed.AUTH_MODE,
@@ -331,7 +337,9 @@ function parseWebSignIn(parsed: Env): WebSignIn | undefined {
   const clientId = parsed.WEB_OIDC_CLIENT_ID
   if (clientId === undefined) return undefined
   if (parsed.AUTH_MODE !== 'jwt') {
-    throw new ConfigError('WEB_OIDC_CLIENT_ID: needs AUTH_MODE=jwt (with AUTH_MODE=none the web app has no sign-in)')
+    throw new ConfigError(
+      `WEB_OIDC_CLIENT_ID: needs AUTH_MODE=jwt (with AUTH_MODE=${parsed.AUTH_MODE} the web app has no sign-in)`,
+    )
   }
   const issuer = parsed.AUTH_ISSUER
   if (issuer === undefined) {

@@ -103,6 +103,12 @@ async function main(): Promise<void> {
   const staleUploads = await removeStaleUploads()
   if (staleUploads > 0) app.log.info({ removed: staleUploads }, 'removed upload spools of stopped processes')
   await ensureDemoCatalogue(db, { mode: config.demoData, scale: config.demoScale, log: app.log })
+  if (config.auth.mode === 'demo') {
+    app.log.warn(
+      { host: config.host, port: config.port },
+      'demo mode (AUTH_MODE=demo): no authentication, so anyone who reaches this service may read and change its prices; use AUTH_MODE=jwt for real data',
+    )
+  }
 
   // The embedded database's backups go through its owner: `npm run cli -- backup FILE` asks on this socket.
   const backups = db.copyDataDir

@@ -211,7 +211,7 @@ export function useTestApp(ctx: TestContext, options: TestAppOptions = {}): () =
   }
 }
 
-const projectRoot = new URL('..', import.meta.url).pathname
+export const projectRoot = new URL('..', import.meta.url).pathname
 
 /**
  * The service in a process of its own (`src/server.ts` through tsx), as an operator starts it: on a free port of

@@ -59,6 +59,16 @@ eachDatabase('web app', (ctx) => {
     assert.match(String(page.headers['content-security-policy']), /(^|; )connect-src 'self'(;|$)/)
   })
 
+  test('in the demo mode the page is told so, and there is no sign-in', async () => {
+    const demo = await buildTestApp(ctx.db, { AUTH_MODE: 'demo', HOST: '0.0.0.0' })
+    try {
+      assert.deepEqual((await demo.inject({ method: 'GET', url: '/web-config.json' })).json(), { auth: 'demo' })
+      assert.equal((await demo.inject({ method: 'GET', url: '/api/v2/good/nomenclature/kinds' })).statusCode, 200)
+    } finally {
+      await demo.close()
+    }
+  })
+
   test('with the sign-in configured the page gets the provider, and may call its origin and no other', async () => {
     const signedIn = await buildTestApp(ctx.db, {
       AUTH_MODE: 'jwt',

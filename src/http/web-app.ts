@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url'
 import fastifyStatic from '@fastify/static'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.js'
+import { WEB_CONFIG_PATH, type WebConfig } from '../domain/web-config.js'
 
 /*
  * The staff's web app (web/, a Vite build) served at `/` as static files. `npm run build` writes it to
@@ -32,20 +33,8 @@ export function webAppContentSecurityPolicy(signIn: Config['webSignIn'] = undefi
   ].join('; ')
 }
 
-/** Where the page learns how to sign in; outside `/api`, so it answers without a token. */
-export const WEB_CONFIG_PATH = '/web-config.json'
-
-/**
- * What the page reads at start: `none` (no authentication: no sign-in), `oidc` (sign in at the provider with
- * these public settings), or `unavailable` (the API wants tokens but the web app has no OIDC client configured).
- */
-export type WebConfig =
-  | { readonly auth: 'none' }
-  | { readonly auth: 'unavailable' }
-  | { readonly auth: 'oidc'; readonly issuer: string; readonly clientId: string; readonly scopes: string }
-
 export function webConfigOf(config: Config): WebConfig {
-  if (config.auth.mode === 'none') return { auth: 'none' }
+  if (config.auth.mode !== 'jwt') return { auth: config.auth.mode }
   if (config.webSignIn === undefined) return { auth: 'unavailable' }
   return { auth: 'oidc', ...config.webSignIn }
 }

@@ -125,7 +125,7 @@ export interface ServedDesk {
 }
 
 /**
- * Serves the app for a suite: in its `before`, after `seed`, on a free port with a page opened on it whose console
+ * Serves the app for a suite (configured by `env` beside the tests' defaults): in its `before`, after `seed`, on a free port with a page opened on it whose console
  * errors `consoleErrors` collects; both closed in its `after`.
  */
 export function serveDesk(
@@ -133,12 +133,13 @@ export function serveDesk(
   browser: SuiteBrowser,
   consoleErrors: ConsoleErrors,
   seed: () => Promise<unknown>,
+  env: Record<string, string> = {},
 ): ServedDesk {
   let app: FastifyInstance | undefined
   let served: ServedDesk | undefined
   before(async () => {
     await seed()
-    app = await buildTestApp(ctx.db)
+    app = await buildTestApp(ctx.db, env)
     await app.listen({ port: 0, host: '127.0.0.1' })
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
     consoleErrors.watch(page)

@@ -65,6 +65,7 @@ browserSuite('the counter search downloaded and printed', (ctx, browser) => {
       `${base}/#/?kind=lenses&manufacturer=${encodeURIComponent(manufacturer)}&exact=manufacturer&sort=retailPrice,desc`,
     )
     await waitForCaption(page, rows.length)
+    assert.equal(await page.locator('.demo').count(), 0, 'no demo note without the demo mode')
     await page.click('.column-chooser summary')
     await page.uncheck('input[name="column"][value="brand"]')
     shown = lenses.columns.filter((column) => column.name !== 'brand')

@@ -105,6 +105,11 @@ export function App() {
         <SessionBar signIn={signIn} t={t} />
       </header>
       <main>
+        {signIn.state.status === 'open' && signIn.state.demo ? (
+          <p role="note" class="banner demo">
+            {t('demoMode')}
+          </p>
+        ) : null}
         {signIn.state.status === 'signed-in' && signIn.state.expired ? (
           <p role="alert" class="banner">
             {t('sessionExpired')}{' '}

@@ -1,4 +1,5 @@
 import * as oauth from 'oauth4webapi'
+import { WEB_CONFIG_PATH, type WebConfig } from '../../../src/domain/web-config.js'
 import { claimsOf, expiryOf } from './claims.js'
 
 /*
@@ -11,12 +12,6 @@ import { claimsOf, expiryOf } from './claims.js'
  * tabs and are gone when the tab closes. Any script of the page could read them, as it could read them from
  * memory; the page's policy allows no script but its own.
  */
-
-/** What `/web-config.json` tells the page. */
-export type WebConfig =
-  | { readonly auth: 'none' }
-  | { readonly auth: 'unavailable' }
-  | { readonly auth: 'oidc'; readonly issuer: string; readonly clientId: string; readonly scopes: string }
 
 export type OidcSettings = Extract<WebConfig, { auth: 'oidc' }>
 
@@ -48,7 +43,7 @@ export const redirectUri = (): string => `${window.location.origin}${window.loca
 
 /** Reads the page's sign-in settings; the service answers them without a token. */
 export async function loadWebConfig(): Promise<WebConfig> {
-  const response = await fetch('/web-config.json', { headers: { accept: 'application/json' } })
+  const response = await fetch(WEB_CONFIG_PATH, { headers: { accept: 'application/json' } })
   if (!response.ok) throw new Error(`HTTP ${response.status}`)
   return (await response.json()) as WebConfig
 }

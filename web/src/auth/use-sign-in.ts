@@ -12,8 +12,8 @@ import { loadWebConfig, OidcClient, signedOutHere, storedTokens, type Tokens } f
 
 export type SignInState =
   | { readonly status: 'starting' }
-  /** No authentication: everyone reads and writes. */
-  | { readonly status: 'open' }
+  /** No authentication: everyone reads and writes (`demo`: the service runs in its demo mode and says so). */
+  | { readonly status: 'open'; readonly demo: boolean }
   /** The API wants tokens but no sign-in is configured for the page. */
   | { readonly status: 'unavailable' }
   | { readonly status: 'signed-out' }
@@ -62,7 +62,8 @@ export function useSignIn(): SignIn {
     let cancelled = false
     const start = async () => {
       const config = await loadWebConfig()
-      if (config.auth === 'none') return setState({ status: 'open' })
+      if (config.auth === 'none' || config.auth === 'demo')
+        return setState({ status: 'open', demo: config.auth === 'demo' })
       if (config.auth === 'unavailable') return setState({ status: 'unavailable' })
       const oidc = await OidcClient.discover(config)
       if (cancelled) return

@@ -164,6 +164,8 @@ export const en: Record<MessageKey, string> = {
   signedOut: 'You have signed out.',
   signInFailed: 'Sign-in failed: {reason}',
   signInUnavailable: 'Sign-in to the web app is not configured: ask the administrator.',
+  demoMode:
+    'Demo: sample goods and prices, open to anyone who reaches this service, without sign-in. Changes made here are real changes to this copy only.',
   sessionExpired: 'Your session has expired: sign in again to go on with this screen.',
   signInAgain: 'Sign in again',
   // The price manager's desk: the bulk change wizard, upload and download.

@@ -163,6 +163,8 @@ export const ru = {
   signedOut: 'Вы вышли из приложения.',
   signInFailed: 'Не удалось войти: {reason}',
   signInUnavailable: 'Вход в веб-приложение не настроен: обратитесь к администратору.',
+  demoMode:
+    'Демонстрация: образцы товаров и цен, открытые без входа всем, кто видит этот сервис. Изменения здесь меняют только эту копию.',
   sessionExpired: 'Сеанс истёк: войдите снова, чтобы продолжить работу на этом экране.',
   signInAgain: 'Войти снова',
   // The price manager's desk: the bulk change wizard, upload and download.
