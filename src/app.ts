@@ -4,6 +4,7 @@ import { registerCatalogMetrics } from './catalog/catalog-metrics.js'
 import { catalogStatusRoutes } from './catalog/catalog-status-routes.js'
 import { facetRoutes } from './catalog/facet-routes.js'
 import { kindFormRoutes } from './catalog/kind-form-routes.js'
+import { glasses, kinds } from './catalog/kinds.js'
 import { registerMatviewRefresh } from './catalog/matview-refresh.js'
 import { ResultCache } from './catalog/result-cache.js'
 import { SearchIndexThread } from './catalog/search-index/index-thread.js'
@@ -100,8 +101,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const indexLog = logLevels.child('optics.catalog.search-index')
   const searchIndex: SearchIndexService & SearchIndexAnswers =
     config.searchIndex === 'on'
-      ? new SearchIndexThread(db, indexLog, { timezone: config.businessTimezone })
-      : new SearchIndex(db, indexLog, { enabled: false, timezone: config.businessTimezone })
+      ? new SearchIndexThread(db, indexLog, { timezone: config.businessTimezone, listingKind: glasses.path })
+      : new SearchIndex(db, indexLog, { enabled: false, timezone: config.businessTimezone, kinds })
   app.decorate('searchIndex', searchIndex)
   app.addHook('onClose', () => searchIndex.close())
   const writeJobs = new WriteJobs(db, logLevels.child('optics.glass-prices.write-jobs'), '/api/v2/glasses/prices/jobs')

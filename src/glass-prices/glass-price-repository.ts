@@ -2,7 +2,7 @@ import { type Expression, type Kysely, type RawBuilder, type SqlBool, sql } from
 import { dataVersionSql, readDataVersion } from '../catalog/catalog-state.js'
 import { type PageCaches, readCountedPage } from '../catalog/counted-page.js'
 import { glasses } from '../catalog/kinds.js'
-import { MARKUP_SORT_SQL } from '../catalog/search-index/kind-index.js'
+import { MARKUP_SORT_SQL } from '../catalog/search-index/glass-listing-reader.js'
 import type { SearchIndexAnswers } from '../catalog/search-index/service-types.js'
 import { DATA_VERSION } from '../catalog/search-query.js'
 import { bigintId, type Tables } from '../db/tables.js'
@@ -154,7 +154,7 @@ export interface ListingRequest {
 
 function orderExpressions(column: SortColumn, timezone: string): RawBuilder<unknown>[] {
   // Ties end on the id, so pages never overlap or skip; text compares normalised (keys) or as it is (the user)
-  // byte-wise: the same order on every server, and the search index's (kind-index.ts, listingTable). Every key is
+  // byte-wise: the same order on every server, and the search index's (glass-listing.ts, listingTable). Every key is
   // non-null, so an export's keyset pages compare them as rows.
   const norm = (name: 'manufacturer' | 'brand' | 'model') => sql`optics_norm(${sql.ref(`e.${name}`)}) COLLATE "C"`
   switch (column) {

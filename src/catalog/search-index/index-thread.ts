@@ -11,6 +11,7 @@ import type { ItemField, Kind } from '../kind.js'
 import { kinds } from '../kinds.js'
 import type { ExactFilters, FilterValues, SearchRequest } from '../search-query.js'
 import type { Suggestion } from '../suggest.js'
+import type { IndexedListing } from './glass-listing.js'
 import {
   crossedError,
   type DatabaseAsk,
@@ -19,7 +20,6 @@ import {
   type ToIndex,
   uncrossedError,
 } from './index-protocol.js'
-import type { IndexedListing } from './kind-index.js'
 import { firstLoad, readVersions } from './search-index.js'
 import type {
   SearchIndexAnswers,
@@ -42,6 +42,8 @@ import type {
 export interface IndexThreadOptions {
   readonly driver: Database['driver']
   readonly timezone: string
+  /** The path of the kind whose price table the glass price listing reads (glass-listing-reader.ts); none: SQL lists. */
+  readonly listingKind?: string | undefined
   /** The embedded database: the kinds' versions are asked of the service's thread, kept as of the last write. */
   readonly committedVersions: boolean
   /**
@@ -101,7 +103,7 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
   constructor(
     db: Database,
     log: FastifyBaseLogger,
-    options: { readonly timezone: string; readonly holdFirstReadMs?: number },
+    options: { readonly timezone: string; readonly listingKind?: string; readonly holdFirstReadMs?: number },
   ) {
     this.#db = db
     this.#log = log
@@ -109,6 +111,7 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
     this.#workerData = {
       driver: db.driver,
       timezone: options.timezone,
+      listingKind: options.listingKind,
       committedVersions: this.#committed !== undefined,
       holdFirstReadMs: options.holdFirstReadMs,
     }

@@ -2,8 +2,9 @@ import { parentPort, workerData } from 'node:worker_threads'
 import type { FastifyBaseLogger } from 'fastify'
 import { pino } from 'pino'
 import type { ReadQuery } from '../../db/database.js'
-import { kindByPath } from '../kinds.js'
+import { kindByPath, kinds } from '../kinds.js'
 import type { FilterValues, SearchRequest } from '../search-query.js'
+import { glassListingReader } from './glass-listing-reader.js'
 import {
   crossedError,
   type DatabaseAsk,
@@ -88,6 +89,8 @@ let hold = options.holdFirstReadMs ?? 0
 const index = new SearchIndex(database, log, {
   enabled: true,
   timezone: options.timezone,
+  kinds,
+  listing: options.listingKind ? glassListingReader(options.listingKind) : undefined,
   onLoad: ({ kind, phase }) => {
     post({ type: 'load', kind, phase, kindsLoaded: index.status.kindsLoaded })
     if (phase === 'reading' && hold > 0) {

@@ -7,27 +7,24 @@ import type { GlassPriceListItem } from '../../glass-prices/glass-price-schemas.
 import type { Page } from '../../http/page.js'
 import type { Facets } from '../facets.js'
 import type { ItemField, Kind } from '../kind.js'
-import { kinds as allKinds, glasses } from '../kinds.js'
 import { activeFilters, type ExactFilters, type FilterValues, type SearchRequest } from '../search-query.js'
 import { rankSuggestions, type Suggestion } from '../suggest.js'
+import { applyMatviewChanges, applyPriceChanges, changedIds } from './changes.js'
+import { type IndexedSearch, NotIndexable } from './conditions.js'
+import { facetTables } from './facet-counts.js'
+import { fieldValueCounts } from './field-values.js'
+import { type IndexedListing, listingTable } from './glass-listing.js'
 import {
-  applyMatviewChanges,
-  applyPriceChanges,
-  changedIds,
+  type ColumnSpec,
   databaseForms,
-  facetTables,
-  fieldValueCounts,
-  type IndexedListing,
-  type IndexedSearch,
-  listingTable,
   loadMatviewTable,
   loadPriceTable,
   type MatviewTable,
-  NotIndexable,
   type PriceTable,
-  searchTables,
-  warmTables,
-} from './kind-index.js'
+  type PriceTableReader,
+  priceColumnSpecs,
+} from './load.js'
+import { searchTables } from './search.js'
 import type {
   SearchIndexAnswers,
   SearchIndexLoads,
@@ -36,9 +33,14 @@ import type {
   SearchIndexStatus,
 } from './service-types.js'
 import { asciiNorm, compareCodePoints, normProbeCharacters, ProbedNorm } from './text.js'
+import { warmTables } from './warm-up.js'
 
 /*
- * The in-memory search index of every kind (kind-index.ts), kept at the database's data versions.
+ * The in-memory search index of the kinds it is given, kept at the database's data versions: per kind, its matview
+ * and its price list as tables (load.ts), brought up to date by the changed rows (changes.ts), and searched
+ * (conditions.ts, search.ts, kept-orders.ts), counted (facet-counts.ts) and suggested from (field-values.ts) exactly
+ * as the SQL of catalog/search does. It names no kind: the kinds, and the readers of their price tables (the glass
+ * price listing, glass-listing-reader.ts), are given to it.
  *
  * Exactness: every search first reads the kind's current versions (one tiny statement, shared by the requests
  * that arrive while the previous one runs; each request uses a read that started after it arrived). The index
@@ -141,6 +143,8 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers {
   readonly #onLoad: ((event: LoadEvent) => void) | undefined
   readonly #log: FastifyBaseLogger
   readonly #kinds: readonly Kind[]
+  /** The listing's reader of a price table, and the kind it reads. */
+  readonly #listing: { readonly reader: PriceTableReader; readonly kind: Kind } | undefined
   readonly #states = new Map<string, KindState>()
   /** The kinds' versions: read for each request, or (embedded) kept as of the last committed write. */
   readonly #versions: { current(): Promise<Map<string, KindVersions>> }
@@ -158,7 +162,10 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers {
     options: {
       enabled: boolean
       timezone: string
-      kinds?: readonly Kind[]
+      /** The kinds it indexes. */
+      kinds: readonly Kind[]
+      /** The glass price listing (glass-listing-reader.ts): a reader of one of the kinds' price tables. */
+      listing?: PriceTableReader | undefined
       /** Told when a kind starts reading a table in full and when its load ends. */
       onLoad?: (event: LoadEvent) => void
     },
@@ -168,7 +175,10 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers {
     this.#db = 'readQuery' in db ? db : indexDatabaseOf(db)
     this.#onLoad = options.onLoad
     this.#log = log
-    this.#kinds = options.kinds ?? allKinds
+    this.#kinds = options.kinds
+    const { listing } = options
+    const listingKind = listing && this.#kinds.find((kind) => kind.path === listing.kind)
+    this.#listing = listing && listingKind ? { reader: listing, kind: listingKind } : undefined
     for (const kind of this.#kinds) this.#states.set(kind.path, {})
     const committed = this.#db.committedVersions
     this.#versions = committed ? { current: committed } : new SharedRead(() => this.#readVersions())
@@ -243,13 +253,14 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers {
   /** A page of the glass price listing, or undefined when SQL must answer. */
   listing(request: IndexedListing & { readonly timezone: string }): Promise<Page<GlassPriceListItem> | undefined> {
     // The index holds each entry's business day in the configured zone only.
-    if (request.timezone !== this.#timezone) return Promise.resolve(this.#bySql())
+    const listing = this.#listing
+    if (!listing || request.timezone !== this.#timezone) return Promise.resolve(this.#bySql())
     const filters = {
       manufacturer: request.filter.manufacturer,
       brand: request.filter.brand,
       model: request.filter.model,
     }
-    return this.#answer(glasses, 'listing', filters, (tables, norm) => listingTable(tables.prices, request, norm))
+    return this.#answer(listing.kind, 'listing', filters, (tables, norm) => listingTable(tables.prices, request, norm))
   }
 
   /** The best `limit` suggestions for a normalised query, or undefined when SQL must answer. */
@@ -437,14 +448,14 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers {
                 prices,
                 changed,
                 wanted.dataGeneration,
-                this.#timezone,
+                this.#priceColumns(kind),
                 matview,
               )
               if (how !== 'read') how = 'changes'
               this.loads.changes++
             } else {
               this.#readAnew(kind, state)
-              prices = await loadPriceTable(client, kind, wanted.dataGeneration, this.#timezone)
+              prices = await loadPriceTable(client, kind, wanted.dataGeneration, this.#priceColumns(kind))
               how = 'read'
               this.loads.read++
             }
@@ -452,7 +463,7 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers {
           // What requests would otherwise build on first use, built at once after a read (requests wait for the
           // load anyway). After changes, what requests use is carried over and the rest is built on first use:
           // writes may come every second, and most of what a warm-up builds would never be read in between.
-          if (how === 'read') warmTables(kind, { matview, prices }, kind === glasses)
+          if (how === 'read') warmTables(kind, { matview, prices }, this.#readerOf(kind))
           state.matview = matview
           state.prices = prices
           this.#log.debug(
@@ -480,6 +491,16 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers {
     })
     state.loading = loading
     return loading
+  }
+
+  /** The reader of the kind's price table beyond its search (the listing's), if any. */
+  #readerOf(kind: Kind): PriceTableReader | undefined {
+    return this.#listing?.kind === kind ? this.#listing.reader : undefined
+  }
+
+  /** The columns the index keeps of the kind's price table: the kind's, and its reader's. */
+  #priceColumns(kind: Kind): ColumnSpec[] {
+    return priceColumnSpecs(kind, this.#timezone, this.#readerOf(kind)?.columns)
   }
 
   /** A load starts reading one of the kind's tables in full: requests go to SQL at once, and the host is told. */

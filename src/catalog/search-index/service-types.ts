@@ -4,7 +4,7 @@ import type { Facets } from '../facets.js'
 import type { ItemField, Kind } from '../kind.js'
 import type { ExactFilters, FilterValues, SearchRequest } from '../search-query.js'
 import type { Suggestion } from '../suggest.js'
-import type { IndexedListing } from './kind-index.js'
+import type { IndexedListing } from './glass-listing.js'
 
 /*
  * What the rest of the service sees of the in-memory search index (see search-index.ts): whether it is on, a way
