@@ -11,75 +11,10 @@ import type { Kind } from './kind.js'
  * transaction commits: a refresh that read generation G and then started sees at least G's data. (A sequence
  * would be cheaper but is visible before commit, and a refresh could then record data it never saw.) The price:
  * writers of one kind queue on that row from the end of their write statement to their commit.
+ *
+ * The table, the trigger function and each kind's row and triggers are created by the kind's schema
+ * (kind-schema.ts: `catalogStateSql`, `catalogStateKindSql`, `changeLogKindSql`).
  */
-
-/** The DDL of the state table, the trigger function and one pair of triggers per kind. */
-export function catalogStateSql(kinds: readonly Kind[]): string[] {
-  const statements = [
-    `CREATE TABLE catalog_state (
-      kind text PRIMARY KEY,
-      data_generation bigint NOT NULL DEFAULT 0,
-      changed_at timestamptz,
-      refreshed_generation bigint NOT NULL DEFAULT 0,
-      refreshed_at timestamptz,
-      refresh_ms integer
-    )`,
-    // The search path is fixed at creation, so a session with another path still finds catalog_state.
-    `CREATE FUNCTION catalog_mark_stale() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
-    BEGIN
-      UPDATE catalog_state SET data_generation = data_generation + 1, changed_at = now() WHERE kind = TG_ARGV[0];
-      RETURN NULL;
-    END
-    $$`,
-  ]
-  return [...statements, ...kinds.flatMap(catalogStateKindSql)]
-}
-
-const kindKey = (kind: Kind) => `'${kind.path.replace(/'/g, "''")}'`
-
-/** The kind's row of `catalog_state` and the triggers that bump its data generation. */
-export function catalogStateKindSql(kind: Kind): string[] {
-  const key = kindKey(kind)
-  // A kind that already holds data may have been written after its matview was built: start it stale.
-  return [
-    `INSERT INTO catalog_state (kind, data_generation)
-       SELECT ${key}, CASE WHEN EXISTS (SELECT 1 FROM ${kind.priceTable}) OR EXISTS (SELECT 1 FROM ${kind.skuTable})
-                           THEN 1 ELSE 0 END`,
-    ...[kind.priceTable, kind.skuTable].map(
-      (table) =>
-        `CREATE TRIGGER ${table}_catalog_stale AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${table}
-         FOR EACH STATEMENT EXECUTE FUNCTION catalog_mark_stale(${key})`,
-    ),
-  ]
-}
-
-/**
- * The triggers that log which entries and SKUs of the kind each statement changed (`catalog_change`, through
- * `catalog_track_change()` of migration 0006-change-log, which explains them), and the kind's log start.
- */
-export function changeLogKindSql(kind: Kind): string[] {
-  const key = kindKey(kind)
-  const events = [
-    ['INSERT', 'REFERENCING NEW TABLE AS new_rows'],
-    ['UPDATE', 'REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows'],
-    ['DELETE', 'REFERENCING OLD TABLE AS old_rows'],
-    ['TRUNCATE', ''],
-  ] as const
-  const tables = [
-    [kind.priceTable, 'p'],
-    [kind.skuTable, 's'],
-  ] as const
-  return [
-    ...tables.flatMap(([table, source]) =>
-      events.map(
-        ([event, transitions]) =>
-          `CREATE TRIGGER ${table}_catalog_track_${event.toLowerCase()} AFTER ${event} ON ${table} ${transitions}
-             FOR EACH STATEMENT EXECUTE FUNCTION catalog_track_change(${key}, '${source}')`,
-      ),
-    ),
-    `UPDATE catalog_state SET changes_from = data_generation WHERE kind = ${key}`,
-  ]
-}
 
 export interface CatalogState {
   /** The kind's path (`contact-lenses`). */

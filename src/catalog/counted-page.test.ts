@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { type CountedPageSource, readCountedPage } from './counted-page.js'
-import { FENCED_MATCHES } from './search-query.js'
+import { type CountedPageSource, FENCED_MATCHES, readCountedPage } from './counted-page.js'
 
 /*
  * How a page is read decides whether it costs what its count costs or walks most of a table: no read may look at

@@ -1,6 +1,5 @@
 import { buildPage, type Page, type PageRequest, resolveTotal } from '../http/page.js'
 import { type ResultCache, SLOW_PAGE_MS } from './result-cache.js'
-import { FENCED_MATCHES, REMEMBERED_PAGE_MATCHES } from './search-query.js'
 
 /*
  * How a page with an exact total is read, for the searches and the glass price listing alike:
@@ -14,6 +13,18 @@ import { FENCED_MATCHES, REMEMBERED_PAGE_MATCHES } from './search-query.js'
  *   longer than SLOW_PAGE_MS, are remembered whole per data version like totals.
  * Caches built without room (RESULT_CACHE=off) are no caches: nothing is remembered and no version is read.
  */
+
+/**
+ * At most this many matches are read whole and sorted (see `fenced` of catalog's `buildSearchQuery`): a bitmap scan
+ * of the filter's index and a top-N sort, bounded by the matches, a few milliseconds.
+ */
+export const FENCED_MATCHES = 20_000
+
+/**
+ * Above this many matches a search's pages are worth remembering (reading them takes more than a few
+ * milliseconds); at most this many, a page is read afresh every time.
+ */
+export const REMEMBERED_PAGE_MATCHES = 2_000
 
 export interface CountedPageSource<T> {
   /** Whether any filter narrows the rows. */

@@ -1,10 +1,18 @@
 import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely'
 import type { Tables } from '../db/tables.js'
 import { dataVersionSql, readDataVersion, searchReads } from './catalog-state.js'
+import {
+  FACET_VALUES,
+  type Facets,
+  type FacetValue,
+  facetFields,
+  type NumericFacet,
+  type TextFacet,
+} from './facet-fields.js'
+import type { SearchIndexAnswers } from './index-answers.js'
 import type { ItemField, Kind } from './kind.js'
 import { readPrescription } from './prescription.js'
 import type { ResultCache } from './result-cache.js'
-import type { SearchIndexAnswers } from './search-index/service-types.js'
 import {
   activeFilters,
   type ExactFilters,
@@ -22,44 +30,6 @@ import {
  * greatest value under all the filters. One scan serves every field whose own filter is not set (GROUPING SETS);
  * a field with its own filter set gets a query without it. Results are cached per data version, like totals.
  */
-
-/** At most this many values per text field, the most frequent first. */
-export const FACET_VALUES = 50
-
-export interface FacetValue {
-  readonly value: string
-  readonly count: number
-}
-
-export interface TextFacet {
-  readonly values: FacetValue[]
-  /** How many distinct values there are in all (more than `values.length` when the list is cut). */
-  readonly distinct: number
-}
-
-export interface NumericFacet {
-  readonly min: number | null
-  readonly max: number | null
-}
-
-export interface Facets {
-  /** Items matching every filter. */
-  readonly total: number
-  readonly text: Record<string, TextFacet>
-  readonly numeric: Record<string, NumericFacet>
-}
-
-/**
- * The text and numeric fields a mode can show (in price-list mode, those an entry carries): every item field and
- * every text filter beside them, so each text filter of a form has its drop-down.
- */
-export function facetFields(kind: Kind, byPriceList: boolean): { text: ItemField[]; numeric: ItemField[] } {
-  const available = kind.valueFields.filter((field) => fieldSql(field, byPriceList) !== null)
-  return {
-    text: available.filter((field) => field.type === 'text'),
-    numeric: available.filter((field) => field.type !== 'text'),
-  }
-}
 
 const where = (conditions: readonly RawBuilder<SqlBool>[]) =>
   conditions.length > 0 ? sql`WHERE ${sql.join(conditions, sql` AND `)}` : sql``

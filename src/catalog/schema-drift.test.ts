@@ -4,10 +4,9 @@ import { type Kysely, type Migration, sql } from 'kysely'
 import { eachDatabase, openFreshDatabase } from '../../test/harness.js'
 import { migrateToLatest } from '../db/migrate.js'
 import { migrations } from '../db/migrations/index.js'
-import { catalogStateSql } from './catalog-state.js'
 import type { Kind } from './kind.js'
 import { kindMigrationSource } from './kind-migration.js'
-import { addKindSql, createKindSql, normFunctionSql, prescriptionIndexSql } from './kind-schema.js'
+import { addKindSql, catalogStateSql, createKindSql, normFunctionSql, prescriptionIndexSql } from './kind-schema.js'
 import { kinds } from './kinds.js'
 
 /*

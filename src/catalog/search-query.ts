@@ -169,18 +169,6 @@ export function searchCountKey(kind: Kind, request: Pick<SearchRequest, 'byPrice
 }
 
 /**
- * At most this many matches are read whole and sorted (see `fenced` of {@link buildSearchQuery}): a bitmap scan
- * of the filter's index and a top-N sort, bounded by the matches, a few milliseconds.
- */
-export const FENCED_MATCHES = 20_000
-
-/**
- * Above this many matches a search's pages are worth remembering (reading them takes more than a few
- * milliseconds); at most this many, a page is read afresh every time.
- */
-export const REMEMBERED_PAGE_MATCHES = 2_000
-
-/**
  * Builds the page query and the count query of a search. The page is ordered by the requested sort, else by the
  * kind's natural order, and always ends with a unique tiebreak so pages never overlap or skip.
  *

@@ -15,10 +15,10 @@ import {
 import { ExactFiltersSchema } from '../http/validation.js'
 import { readDataVersion, searchReads } from './catalog-state.js'
 import { type PageCaches, readCountedPage } from './counted-page.js'
+import type { SearchIndexAnswers } from './index-answers.js'
 import type { Filter, ItemField, Kind } from './kind.js'
 import { kinds } from './kinds.js'
 import { readPrescription } from './prescription.js'
-import type { SearchIndexAnswers } from './search-index/service-types.js'
 import {
   activeFilters,
   buildSearchQuery,

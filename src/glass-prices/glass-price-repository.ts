@@ -3,7 +3,7 @@ import { dataVersionSql, readDataVersion } from '../catalog/catalog-state.js'
 import { type PageCaches, readCountedPage } from '../catalog/counted-page.js'
 import { glasses } from '../catalog/kinds.js'
 import { MARKUP_SORT_SQL } from '../catalog/search-index/glass-listing-reader.js'
-import type { SearchIndexAnswers } from '../catalog/search-index/service-types.js'
+import type { ListingIndexAnswers } from '../catalog/search-index/service-types.js'
 import { DATA_VERSION } from '../catalog/search-query.js'
 import { bigintId, type Tables } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
@@ -250,7 +250,7 @@ export async function listGlassPrices(
   db: Kysely<Tables>,
   request: ListingRequest,
   caches: PageCaches = {},
-  index?: SearchIndexAnswers,
+  index?: ListingIndexAnswers,
 ): Promise<Page<GlassPriceListItem>> {
   const indexed = await index?.listing(request)
   if (indexed) return indexed

@@ -1,4 +1,4 @@
-import { FACET_VALUES, type Facets, facetFields, type NumericFacet, type TextFacet } from '../facets.js'
+import { FACET_VALUES, type Facets, facetFields, type NumericFacet, type TextFacet } from '../facet-fields.js'
 import type { Filter, Kind } from '../kind.js'
 import type { ExactFilters, FilterValues } from '../search-query.js'
 import { fieldColumn, filterConditions, type IndexedSearch } from './conditions.js'

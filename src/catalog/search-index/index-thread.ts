@@ -6,11 +6,12 @@ import { outsideRequest } from '../../db/request-work.js'
 import { startModuleWorker } from '../../domain/module-worker.js'
 import type { GlassPriceListItem } from '../../glass-prices/glass-price-schemas.js'
 import type { Page } from '../../http/page.js'
-import type { Facets } from '../facets.js'
+import type { Facets } from '../facet-fields.js'
+import type { SearchIndexAnswers } from '../index-answers.js'
 import type { ItemField, Kind } from '../kind.js'
 import { kinds } from '../kinds.js'
 import type { ExactFilters, FilterValues, SearchRequest } from '../search-query.js'
-import type { Suggestion } from '../suggest.js'
+import type { Suggestion } from '../suggestion-ranking.js'
 import type { IndexedListing } from './glass-listing.js'
 import {
   crossedError,
@@ -22,7 +23,7 @@ import {
 } from './index-protocol.js'
 import { firstLoad, readVersions } from './search-index.js'
 import type {
-  SearchIndexAnswers,
+  ListingIndexAnswers,
   SearchIndexLoads,
   SearchIndexServed,
   SearchIndexService,
@@ -78,7 +79,7 @@ interface Relayed {
   readonly ended: Promise<void>
 }
 
-export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers {
+export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers, ListingIndexAnswers {
   readonly enabled = true
   readonly served: SearchIndexServed = { index: 0, sql: 0 }
   readonly loads: SearchIndexLoads = { read: 0, changes: 0 }

@@ -5,10 +5,11 @@ import { outsideRequest } from '../../db/request-work.js'
 import { SharedRead } from '../../db/shared-read.js'
 import type { GlassPriceListItem } from '../../glass-prices/glass-price-schemas.js'
 import type { Page } from '../../http/page.js'
-import type { Facets } from '../facets.js'
+import type { Facets } from '../facet-fields.js'
+import type { SearchIndexAnswers } from '../index-answers.js'
 import type { ItemField, Kind } from '../kind.js'
 import { activeFilters, type ExactFilters, type FilterValues, type SearchRequest } from '../search-query.js'
-import { rankSuggestions, type Suggestion } from '../suggest.js'
+import { rankSuggestions, type Suggestion } from '../suggestion-ranking.js'
 import { applyMatviewChanges, applyPriceChanges, changedIds } from './changes.js'
 import { type IndexedSearch, NotIndexable } from './conditions.js'
 import { facetTables } from './facet-counts.js'
@@ -26,7 +27,7 @@ import {
 } from './load.js'
 import { searchTables } from './search.js'
 import type {
-  SearchIndexAnswers,
+  ListingIndexAnswers,
   SearchIndexLoads,
   SearchIndexServed,
   SearchIndexService,
@@ -135,7 +136,7 @@ const collationProbe = [
   '\uFF21',
 ]
 
-export class SearchIndex implements SearchIndexService, SearchIndexAnswers {
+export class SearchIndex implements SearchIndexService, SearchIndexAnswers, ListingIndexAnswers {
   readonly enabled: boolean
   readonly served: SearchIndexServed = { index: 0, sql: 0 }
   readonly loads: SearchIndexLoads = { read: 0, changes: 0 }
