@@ -21,7 +21,7 @@ import {
   type ToIndex,
   uncrossedError,
 } from './index-protocol.js'
-import { firstLoad, readVersions } from './search-index.js'
+import { firstLoad, readVersions } from './kind-versions.js'
 import type {
   ListingIndexAnswers,
   SearchIndexLoads,

@@ -14,7 +14,8 @@ import {
   uncrossedError,
 } from './index-protocol.js'
 import type { IndexThreadOptions } from './index-thread.js'
-import { type IndexClient, type IndexDatabase, type KindVersions, SearchIndex } from './search-index.js'
+import type { KindVersions } from './kind-versions.js'
+import { type IndexClient, type IndexDatabase, SearchIndex } from './search-index.js'
 
 /*
  * The search index's own thread (index-thread.ts explains why): holds the index, loads it, and answers what the

@@ -15,6 +15,7 @@ import { type IndexedSearch, NotIndexable } from './conditions.js'
 import { facetTables } from './facet-counts.js'
 import { fieldValueCounts } from './field-values.js'
 import { type IndexedListing, listingTable } from './glass-listing.js'
+import { firstLoad, type KindVersions, readVersions } from './kind-versions.js'
 import {
   type ColumnSpec,
   databaseForms,
@@ -86,15 +87,6 @@ export function indexDatabaseOf(db: Database): IndexDatabase {
 export interface LoadEvent {
   readonly kind: string
   readonly phase: 'reading' | 'done'
-}
-
-export interface KindVersions {
-  readonly dataGeneration: number
-  readonly matviewVersion: number
-  /** The data generation the matview's last refresh started from. */
-  readonly refreshedGeneration: number
-  /** The change log holds every change after this generation; null: none usable. */
-  readonly changesFrom: number | null
 }
 
 /** How long a request waits for its kind to catch up with a few changes before SQL answers it instead. */
@@ -563,48 +555,4 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
     })
     return this.#usable
   }
-}
-
-/** Runs the first load in the background, logging how long it took or why it failed; `warming` while it runs. */
-export function firstLoad(
-  log: FastifyBaseLogger,
-  catchUp: () => Promise<void>,
-  warming: (warming: boolean) => void,
-): void {
-  warming(true)
-  const started = performance.now()
-  catchUp()
-    .then(() => log.info({ ms: Math.round(performance.now() - started) }, 'search index loaded'))
-    .catch((error: unknown) => log.error({ err: error }, 'search index: the first load failed'))
-    .finally(() => warming(false))
-}
-
-interface VersionRow {
-  kind: string
-  data_generation: number | string
-  matview_version: number | string
-  refreshed_generation: number | string
-  changes_from: number | string | null
-}
-
-function versionsOf(rows: readonly VersionRow[]): Map<string, KindVersions> {
-  return new Map(
-    rows.map((row) => [
-      row.kind,
-      {
-        dataGeneration: Number(row.data_generation),
-        matviewVersion: Number(row.matview_version),
-        refreshedGeneration: Number(row.refreshed_generation),
-        changesFrom: row.changes_from === null ? null : Number(row.changes_from),
-      },
-    ]),
-  )
-}
-
-export async function readVersions(query: ReadQuery): Promise<Map<string, KindVersions>> {
-  return versionsOf(
-    await query<VersionRow>(
-      'SELECT kind, data_generation, matview_version, refreshed_generation, changes_from FROM catalog_state',
-    ),
-  )
 }
