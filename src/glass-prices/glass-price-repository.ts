@@ -1,10 +1,9 @@
 import { type Expression, type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely'
-import { dataVersionSql, readDataVersion } from '../catalog/catalog-state.js'
-import { type PageCaches, readCountedPage } from '../catalog/counted-page.js'
-import { glasses } from '../catalog/kinds.js'
+import { dataVersionSql, readDataVersion } from '../catalog/freshness/catalog-state.js'
+import { glasses } from '../catalog/kinds/kinds.js'
+import { DATA_VERSION } from '../catalog/search/search-query.js'
 import { MARKUP_SORT_SQL } from '../catalog/search-index/glass-listing-reader.js'
 import type { ListingIndexAnswers } from '../catalog/search-index/service-types.js'
-import { DATA_VERSION } from '../catalog/search-query.js'
 import { bigintId, type Tables } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
 import { checkDecimal } from '../domain/decimal.js'
@@ -21,6 +20,7 @@ import {
   listFieldErrors,
   preconditionFailed,
 } from '../http/problem.js'
+import { type PageCaches, readCountedPage } from '../paged-reads/counted-page.js'
 import { changedAtText } from '../transfer/transfer-columns.js'
 import { type GlassPriceFilter, glassPriceFilterConditions } from './glass-price-filter.js'
 import type {

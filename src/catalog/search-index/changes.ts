@@ -1,4 +1,4 @@
-import type { Kind } from '../kind.js'
+import type { Kind } from '../kinds/kind.js'
 import { carryEntryRows } from './entry-rows.js'
 import { carryOrders } from './kept-orders.js'
 import {

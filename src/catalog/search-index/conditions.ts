@@ -1,6 +1,6 @@
 import { compareDecimal, type DecimalValue, parseDecimal } from '../../domain/decimal.js'
-import type { Filter, ItemField, Kind } from '../kind.js'
-import { activeFilters, type ExactFilters, type FilterValues } from '../search-query.js'
+import type { Filter, ItemField, Kind } from '../kinds/kind.js'
+import { activeFilters, type ExactFilters, type FilterValues } from '../search/search-query.js'
 import { entryRowsOf } from './entry-rows.js'
 import { coverageColumn, type MatviewTable, type PriceTable } from './load.js'
 import {

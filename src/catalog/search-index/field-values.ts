@@ -1,5 +1,5 @@
-import type { ItemField } from '../kind.js'
-import { type FieldValues, suggestionText } from '../suggestion-ranking.js'
+import type { ItemField } from '../kinds/kind.js'
+import { type FieldValues, suggestionText } from '../search/suggestion-ranking.js'
 import { fieldColumn, type IndexedSearch } from './conditions.js'
 import { substringCandidates } from './matching.js'
 import { NULL_CODE, type Table } from './table.js'

@@ -2,8 +2,8 @@ import { parentPort, workerData } from 'node:worker_threads'
 import type { FastifyBaseLogger } from 'fastify'
 import { pino } from 'pino'
 import type { ReadQuery } from '../../db/database.js'
-import { kindByPath, kinds } from '../kinds.js'
-import type { FilterValues, SearchRequest } from '../search-query.js'
+import { kindByPath, kinds } from '../kinds/kinds.js'
+import type { FilterValues, SearchRequest } from '../search/search-query.js'
 import { glassListingReader } from './glass-listing-reader.js'
 import {
   crossedError,

@@ -1,4 +1,4 @@
-import type { Kind, Range, ValueType } from '../kind.js'
+import type { Kind, Range, ValueType } from '../kinds/kind.js'
 import { prepareTextColumn } from './matching.js'
 import type { IdentifiedTable } from './merge.js'
 import type { IndexClient } from './search-index.js'

@@ -1,6 +1,6 @@
 import { buildPage, type Page } from '../../http/page.js'
-import type { Kind } from '../kind.js'
-import { resolveSort, type SearchRequest } from '../search-query.js'
+import type { Kind } from '../kinds/kind.js'
+import { resolveSort, type SearchRequest } from '../search/search-query.js'
 import { fieldColumn, filterConditions, type IndexedSearch } from './conditions.js'
 import { type KeySpec, keysOf, sortedPermutation } from './kept-orders.js'
 import { matchRows, sortedWindow, withRowFlags } from './matching.js'

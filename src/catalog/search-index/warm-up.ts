@@ -1,5 +1,5 @@
-import type { Kind } from '../kind.js'
-import { indexedForSimilarity, trigramPostings } from '../suggestion-ranking.js'
+import type { Kind } from '../kinds/kind.js'
+import { indexedForSimilarity, trigramPostings } from '../search/suggestion-ranking.js'
 import type { IndexedSearch } from './conditions.js'
 import { entryRowsOf } from './entry-rows.js'
 import { fieldValueCounts } from './field-values.js'
