@@ -4,7 +4,7 @@ import { addKindSql } from './kind-schema.js'
 import { kinds } from './kinds.js'
 
 /*
- * A new kind's migration, printed from its descriptor: `npx tsx src/catalog/kind-migration.ts <path>` writes the
+ * A new kind's migration, printed from its descriptor: `npx tsx src/catalog/kinds/kind-migration.ts <path>` writes the
  * module to standard output. The statements are written out, not built at run time, so the migration stays what
  * it released when the descriptor changes later (docs/architecture.md, "Adding a kind").
  */

@@ -232,7 +232,7 @@ export function prescriptionIndexSql(kind: Kind): string[] {
 /**
  * Everything a kind brings to a database that has the shared tables already: its tables, matview and indexes,
  * its prescription index, its freshness row and triggers, and its change-log triggers. What a migration adding
- * a kind writes out (`npx tsx src/catalog/kind-migration.ts <path>` prints that migration); the schema drift
+ * a kind writes out (`npx tsx src/catalog/kinds/kind-migration.ts <path>` prints that migration); the schema drift
  * test compares a migrated database with these statements.
  */
 export function addKindSql(kind: Kind): string[] {
