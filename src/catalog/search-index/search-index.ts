@@ -12,6 +12,7 @@ import { activeFilters, type ExactFilters, type FilterValues, type SearchRequest
 import { rankSuggestions, type Suggestion } from '../search/suggestion-ranking.js'
 import { applyMatviewChanges, applyPriceChanges, changedIds } from './changes.js'
 import { type IndexedSearch, NotIndexable } from './conditions.js'
+import { probeDatabase } from './database-probe.js'
 import { facetTables } from './facet-counts.js'
 import { fieldValueCounts } from './field-values.js'
 import { type IndexedListing, listingTable } from './glass-listing.js'
@@ -34,7 +35,7 @@ import type {
   SearchIndexService,
   SearchIndexStatus,
 } from './service-types.js'
-import { asciiNorm, compareCodePoints, normProbeCharacters, ProbedNorm } from './text.js'
+import { asciiNorm, type ProbedNorm } from './text.js'
 import { warmTables } from './warm-up.js'
 
 /*
@@ -104,29 +105,6 @@ interface KindState {
   /** True while a load reads one of the kind's tables in full. */
   reading?: boolean
 }
-
-/** Strings whose order the probe compares between the database and the index. */
-const collationProbe = [
-  'a',
-  'B',
-  'b',
-  'A',
-  '_',
-  '-',
-  ' ',
-  'a b',
-  'ab',
-  'Ä',
-  'ё',
-  'Ж',
-  'е',
-  'z',
-  '1',
-  '10',
-  '9',
-  '\u{1F600}',
-  '\uFF21',
-]
 
 export class SearchIndex implements SearchIndexService, SearchIndexAnswers, ListingIndexAnswers {
   readonly enabled: boolean
@@ -518,37 +496,10 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
 
   /** Checks once that the database orders text as the index does (see the header). */
   #checkUsable(): Promise<boolean> {
-    this.#usable ??= (async () => {
-      const characters = normProbeCharacters()
-      const { rows, norms } = await this.#db.rawTransaction(
-        async (client: IndexClient) => ({
-          rows: await client.query<{ ordered: string[] }>(
-            'SELECT array_agg(value ORDER BY value) AS ordered FROM unnest($1::text[]) AS value',
-            [collationProbe],
-          ),
-          norms: await client.query<{ norms: string[] }>(
-            'SELECT array_agg(optics_norm(value) ORDER BY n) AS norms FROM unnest($1::text[]) WITH ORDINALITY AS t(value, n)',
-            [characters],
-          ),
-        }),
-        { read: true },
-      )
-      const expected = [...collationProbe].sort(compareCodePoints)
-      const actual = rows[0]?.ordered ?? []
-      const probed = new ProbedNorm(characters, norms[0]?.norms ?? [])
-      if (JSON.stringify(actual) !== JSON.stringify(expected)) {
-        this.#log.warn(
-          'search index off: the database does not order text in byte order (collation C or C.UTF-8); searches use SQL',
-        )
-        return false
-      }
-      if (!probed.asciiAgrees) {
-        this.#log.warn('search index off: the database does not lower-case ASCII letters as expected; searches use SQL')
-        return false
-      }
+    this.#usable ??= probeDatabase(this.#db, this.#log).then((probed) => {
       this.#probedNorm = probed
-      return true
-    })()
+      return probed !== undefined
+    })
     // A failed probe (the database unreachable) is tried again next time.
     this.#usable.catch(() => {
       this.#usable = undefined
