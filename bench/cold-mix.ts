@@ -1,8 +1,6 @@
 import { CompiledQuery, type Kysely, sql } from 'kysely'
-import { readCountedPage } from '../src/catalog/counted-page.js'
-import { searchFacets } from '../src/catalog/facets.js'
-import type { Filter, Kind, PrescriptionRole } from '../src/catalog/kind.js'
-import { normaliseKeyText } from '../src/catalog/kind-schema.js'
+import type { Filter, Kind, PrescriptionRole } from '../src/catalog/kinds/kind.js'
+import { normaliseKeyText } from '../src/catalog/kinds/kind-schema.js'
 import {
   accessories,
   contactLenses,
@@ -11,15 +9,16 @@ import {
   lenses,
   semifinishedLenses,
   sunglasses,
-} from '../src/catalog/kinds.js'
-import { readPrescription } from '../src/catalog/prescription.js'
+} from '../src/catalog/kinds/kinds.js'
+import { searchFacets } from '../src/catalog/search/facets.js'
+import { readPrescription } from '../src/catalog/search/prescription.js'
 import {
   activeFilters,
   buildSearchQuery,
   escapeLike,
   type FilterValues,
   fieldSql,
-} from '../src/catalog/search-query.js'
+} from '../src/catalog/search/search-query.js'
 import { loadConfig } from '../src/config.js'
 import type { Database } from '../src/db/database.js'
 import { Random } from '../src/demo/demo-generator.js'
@@ -27,6 +26,7 @@ import { type GlassPriceFilter, glassPriceFilterConditions } from '../src/glass-
 import { buildListingQueries } from '../src/glass-prices/glass-price-repository.js'
 import type { SortColumn, SortDirection } from '../src/glass-prices/glass-price-schemas.js'
 import type { PageRequest, SortOrder } from '../src/http/page.js'
+import { readCountedPage } from '../src/paged-reads/counted-page.js'
 import type { HttpRequestSpec } from './load.js'
 import type { BenchRequest, LoadScenario } from './scenarios.js'
 

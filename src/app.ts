@@ -1,15 +1,16 @@
 import { parse as parseQueryString } from 'node:querystring'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import { registerCatalogMetrics } from './catalog/catalog-metrics.js'
-import { catalogStatusRoutes } from './catalog/catalog-status-routes.js'
-import { facetRoutes } from './catalog/facet-routes.js'
-import { kindFormRoutes } from './catalog/kind-form-routes.js'
-import { registerMatviewRefresh } from './catalog/matview-refresh.js'
-import { ResultCache } from './catalog/result-cache.js'
+import { registerCatalogMetrics } from './catalog/freshness/catalog-metrics.js'
+import { catalogStatusRoutes } from './catalog/freshness/catalog-status-routes.js'
+import { registerMatviewRefresh } from './catalog/freshness/matview-refresh.js'
+import { glasses, kinds } from './catalog/kinds/kinds.js'
+import { facetRoutes } from './catalog/search/facet-routes.js'
+import type { SearchIndexAnswers } from './catalog/search/index-answers.js'
+import { kindFormRoutes } from './catalog/search/kind-form-routes.js'
+import { searchRoutes } from './catalog/search/search-routes.js'
 import { SearchIndexThread } from './catalog/search-index/index-thread.js'
 import { SearchIndex } from './catalog/search-index/search-index.js'
-import type { SearchIndexAnswers, SearchIndexService } from './catalog/search-index/service-types.js'
-import { searchRoutes } from './catalog/search-routes.js'
+import type { ListingIndexAnswers, SearchIndexService } from './catalog/search-index/service-types.js'
 import type { Config } from './config.js'
 import type { Database } from './db/database.js'
 import { glassPriceRoutes } from './glass-prices/glass-price-routes.js'
@@ -34,6 +35,7 @@ import { capConnections, registerSecurity, securityServerOptions } from './http/
 import { registerValidation, validationServerOptions } from './http/validation.js'
 import { registerWebApp } from './http/web-app.js'
 import { registerWriteGate } from './http/write-gate.js'
+import { ResultCache } from './paged-reads/result-cache.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -44,7 +46,7 @@ declare module 'fastify' {
     /** Whole pages of unselective searches (costly to read), remembered per data version like totals. */
     readonly pageCache: ResultCache
     /** The in-memory search index (catalog/search-index): searches answered without SQL, exactly. */
-    readonly searchIndex: SearchIndexService & SearchIndexAnswers
+    readonly searchIndex: SearchIndexService & SearchIndexAnswers & ListingIndexAnswers
     /** Writes run as jobs (`Prefer: respond-async`), polled from any instance. */
     readonly writeJobs: WriteJobs
     /** Bulk changes scheduled for a later time, applied by one instance when due. */
@@ -98,10 +100,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('pageCache', new ResultCache(caching ? config.pageCacheBytes : 0))
   const logLevels = new LogLevels(app.log)
   const indexLog = logLevels.child('optics.catalog.search-index')
-  const searchIndex: SearchIndexService & SearchIndexAnswers =
+  const searchIndex: SearchIndexService & SearchIndexAnswers & ListingIndexAnswers =
     config.searchIndex === 'on'
-      ? new SearchIndexThread(db, indexLog, { timezone: config.businessTimezone })
-      : new SearchIndex(db, indexLog, { enabled: false, timezone: config.businessTimezone })
+      ? new SearchIndexThread(db, indexLog, { timezone: config.businessTimezone, listingKind: glasses.path })
+      : new SearchIndex(db, indexLog, { enabled: false, timezone: config.businessTimezone, kinds })
   app.decorate('searchIndex', searchIndex)
   app.addHook('onClose', () => searchIndex.close())
   const writeJobs = new WriteJobs(db, logLevels.child('optics.glass-prices.write-jobs'), '/api/v2/glasses/prices/jobs')

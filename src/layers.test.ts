@@ -8,10 +8,14 @@ import ts from 'typescript'
  * The layers of src/, kept by reading every production module's imports (TypeScript's own pre-processor, so type
  * imports count too):
  *   domain/   the values every layer shares (text of keys, money, limits): imports nothing else of src/;
- *   db/, http/  infrastructure: import no feature folder and not the entry points;
+ *   db/, http/, paged-reads/  infrastructure (in that order): import no feature folder and not the entry points;
  *   features (catalog/, glass-prices/, transfer/, demo/): import neither the entry points nor each other in a circle
  *     (a type-only import, erased at build, may close one: the search index answers the glass price listing);
  *   app.ts, server.ts, cli.ts: the entry points, which compose all of it.
+ * Inside catalog/, its rooms, each importing only those before it (type-only imports too), and no module on its floor:
+ *   kinds/ ← freshness/ ← search/ ← search-index/.
+ * And across src/, no module reaches itself through others (value imports; type-only ones are erased at build).
+ * And no production module of src/ or web/src is over MAX_LINES lines (the generated wire types aside).
  *
  * And the layers of the web app (web/src/), where every import counts, type-only ones too (no module of the page
  * reaches itself through others):
@@ -24,6 +28,8 @@ import ts from 'typescript'
 
 const sourceRoot = new URL('.', import.meta.url).pathname
 const features = ['catalog', 'glass-prices', 'transfer', 'demo']
+/** The rooms of catalog/, each importing only the rooms before it. */
+const catalogRooms = ['kinds', 'freshness', 'search', 'search-index']
 const entryPoints = ['app.ts', 'server.ts', 'cli.ts']
 
 const isProductionModule = (name: string) =>
@@ -61,7 +67,7 @@ function importsOf(path: string): { specifier: string; typeOnly: boolean }[] {
 }
 
 interface Edge {
-  /** The imported module, relative to src/ (`catalog/kinds.ts`). */
+  /** The imported module, relative to src/ (`catalog/kinds/kinds.ts`). */
   readonly to: string
   readonly typeOnly: boolean
 }
@@ -85,6 +91,9 @@ function importGraph(): Map<string, Edge[]> {
 /** The layer of a module: its top folder under src/, or the file itself at the top. */
 const layerOf = (module: string) => module.split('/')[0] ?? module
 
+/** The room of a module of catalog/: its place in {@link catalogRooms}, or -1 for none. */
+const roomOf = (module: string) => catalogRooms.indexOf(module.split('/')[1] ?? '')
+
 /** Every import that breaks the rules above, as `from → to (why)`. */
 function layerViolations(graph: Map<string, readonly Edge[]>): string[] {
   const violations: string[] = []
@@ -92,6 +101,7 @@ function layerViolations(graph: Map<string, readonly Edge[]>): string[] {
     domain: (target) => target === 'domain',
     db: (target) => target === 'domain' || target === 'db',
     http: (target) => target === 'domain' || target === 'db' || target === 'http' || target === 'config.ts',
+    'paged-reads': (target) => ['domain', 'db', 'http', 'paged-reads'].includes(target),
   }
   const folderEdges = new Map<string, Set<string>>()
   for (const [from, edges] of graph) {
@@ -103,12 +113,19 @@ function layerViolations(graph: Map<string, readonly Edge[]>): string[] {
       if (features.includes(source) && entryPoints.includes(target)) {
         violations.push(`${from} → ${to} (a feature imports no entry point)`)
       }
+      if (source === 'catalog' && target === 'catalog') {
+        const [fromRoom, toRoom] = [roomOf(from), roomOf(to)]
+        if (toRoom > fromRoom) violations.push(`${from} → ${to} (a catalog room imports no room after it)`)
+      }
       if (!typeOnly && features.includes(source) && features.includes(target) && source !== target) {
         const edges = folderEdges.get(source) ?? new Set<string>()
         edges.add(target)
         folderEdges.set(source, edges)
       }
     }
+  }
+  for (const module of graph.keys()) {
+    if (layerOf(module) === 'catalog' && roomOf(module) < 0) violations.push(`${module} (in no room of catalog/)`)
   }
   // A circle between feature folders: a folder that reaches itself through the others.
   for (const start of features) {
@@ -219,10 +236,43 @@ function webLayerViolations(graph: ReadonlyMap<string, readonly Edge[]>): string
   return violations
 }
 
+/** The circles of value imports among the modules of src/ (type-only imports are erased at build). */
+function valueCircles(graph: ReadonlyMap<string, readonly Edge[]>): string[] {
+  const values = new Map([...graph].map(([from, edges]) => [from, edges.filter((edge) => !edge.typeOnly)]))
+  return circles(values).map((circle) => `${circle.join(' ↔ ')} (an import circle)`)
+}
+
+/** The most lines a production module may have: past it, a module holds more than one job. */
+const MAX_LINES = 600
+
+/**
+ * Modules over MAX_LINES today, each being split: known, so the check holds for every other module. Remove a line
+ * here once its module is split (the test fails on an exception no longer needed).
+ */
+const oversizedForNow: readonly string[] = ['src/demo/demo-recipes.ts', 'src/transfer/csv-import.ts']
+
+/** Every production module of src/ and web/src (the generated wire types aside) over MAX_LINES lines, by path. */
+function oversizedModules(): string[] {
+  const projectRoot = resolve(sourceRoot, '..')
+  return [...productionModules(sourceRoot), ...productionModules(webRoot)]
+    .map((path) => relative(projectRoot, path))
+    .filter((path) => path !== 'web/src/api/schema.d.ts')
+    .filter((path) => readFileSync(resolve(projectRoot, path), 'utf8').split('\n').length - 1 > MAX_LINES)
+    .sort()
+}
+
 test('no import runs up the layers and no feature folders import each other in a circle', () => {
   const graph = importGraph()
   assert.ok(graph.size > 50 && graph.has('app.ts'), 'reads the modules of src/')
   assert.deepEqual(layerViolations(graph), [])
+})
+
+test('no modules of src/ import each other in a circle', () => {
+  assert.deepEqual(valueCircles(importGraph()), [])
+})
+
+test(`no production module is over ${MAX_LINES} lines, but those being split`, () => {
+  assert.deepEqual(oversizedModules(), [...oversizedForNow].sort())
 })
 
 test('no import of the web app runs up its layers or closes a circle', () => {
@@ -251,19 +301,39 @@ test('the web layer check names an upward import, a server module and a circle t
   ])
 })
 
-test('the layer check names an import from http/ to a feature folder and a circle of feature folders', () => {
+test('the layer check names an upward import between layers and catalog rooms, a circle of feature folders', () => {
   const value = (to: string): Edge => ({ to, typeOnly: false })
   const graph = new Map([
-    ['http/metrics.ts', [value('catalog/catalog-state.ts')]],
-    ['catalog/demo.ts', [value('transfer/copy-text.ts')]],
-    ['catalog/search.ts', [{ to: 'glass-prices/schemas.ts', typeOnly: true }]],
-    ['glass-prices/routes.ts', [value('catalog/kinds.ts')]],
-    ['transfer/import.ts', [value('catalog/kinds.ts'), value('app.ts')]],
+    ['http/metrics.ts', [value('catalog/freshness/catalog-state.ts')]],
+    ['paged-reads/counted-page.ts', [value('catalog/search/search-query.ts')]],
+    ['catalog/kinds/demo.ts', [value('transfer/copy-text.ts')]],
+    ['catalog/kinds/kinds.ts', [{ to: 'catalog/search/search-query.ts', typeOnly: true }]],
+    ['catalog/search/search.ts', [{ to: 'glass-prices/schemas.ts', typeOnly: true }, value('catalog/kinds/kinds.ts')]],
+    ['catalog/facets.ts', []],
+    ['glass-prices/routes.ts', [value('catalog/kinds/kinds.ts')]],
+    ['transfer/import.ts', [value('catalog/kinds/kinds.ts'), value('app.ts')]],
   ])
   assert.deepEqual(layerViolations(graph), [
-    'http/metrics.ts → catalog/catalog-state.ts (http/ imports no catalog)',
+    'http/metrics.ts → catalog/freshness/catalog-state.ts (http/ imports no catalog)',
+    'paged-reads/counted-page.ts → catalog/search/search-query.ts (paged-reads/ imports no catalog)',
+    'catalog/kinds/kinds.ts → catalog/search/search-query.ts (a catalog room imports no room after it)',
     'transfer/import.ts → app.ts (a feature imports no entry point)',
+    'catalog/facets.ts (in no room of catalog/)',
     'catalog → transfer → catalog (feature folders import each other)',
     'transfer → catalog → transfer (feature folders import each other)',
+  ])
+})
+
+test('the circle check names modules that import each other, not through an import erased at build', () => {
+  const value = (to: string): Edge => ({ to, typeOnly: false })
+  const graph = new Map([
+    ['catalog/search/facets.ts', [value('catalog/search-index/service-types.ts')]],
+    ['catalog/search-index/service-types.ts', [{ to: 'catalog/search/facets.ts', typeOnly: true }]],
+    ['glass-prices/filter.ts', [value('glass-prices/schemas.ts')]],
+    ['glass-prices/schemas.ts', [value('glass-prices/routes.ts')]],
+    ['glass-prices/routes.ts', [value('glass-prices/filter.ts')]],
+  ])
+  assert.deepEqual(valueCircles(graph), [
+    'glass-prices/filter.ts ↔ glass-prices/routes.ts ↔ glass-prices/schemas.ts (an import circle)',
   ])
 })

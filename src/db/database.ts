@@ -5,14 +5,14 @@ import { pipeline } from 'node:stream/promises'
 import { type CompiledQuery, Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams'
-import { copyDatabaseFiles, WAL_DIRECTORY } from './data-dir-files.js'
-import { asPostgresPool, type PGliteClient, PGlitePool, type ReadQuery } from './pglite-pool.js'
-import { PGliteThread } from './pglite-thread.js'
-import { ReadRouting, type ReadRoutingStats } from './read-routing.js'
+import { copyDatabaseFiles, WAL_DIRECTORY } from './embedded/data-dir-files.js'
+import { asPostgresPool, type PGliteClient, PGlitePool, type ReadQuery } from './embedded/pglite-pool.js'
+import { PGliteThread } from './embedded/pglite-thread.js'
 import { guardedConnect, WorkAbandonedError } from './request-work.js'
+import { ReadRouting, type ReadRoutingStats } from './server/read-routing.js'
 import type { Tables } from './tables.js'
 
-export type { ReadQuery } from './pglite-pool.js'
+export type { ReadQuery } from './embedded/pglite-pool.js'
 
 export interface DatabaseOptions {
   /** `postgres://…`: use that server through `pg`. Unset: the embedded PGlite database. */

@@ -2,9 +2,9 @@ import { uniformFloat64 } from 'pure-rand/distribution/uniformFloat64'
 import { uniformInt } from 'pure-rand/distribution/uniformInt'
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus'
 import type { RandomGenerator } from 'pure-rand/types/RandomGenerator'
-import { entryFieldColumns } from '../catalog/catalog-repository.js'
-import type { Kind } from '../catalog/kind.js'
-import { normaliseKeyText } from '../catalog/kind-schema.js'
+import { entryFieldColumns } from '../catalog/freshness/catalog-repository.js'
+import type { Kind } from '../catalog/kinds/kind.js'
+import { normaliseKeyText } from '../catalog/kinds/kind-schema.js'
 
 /*
  * The demo catalogue's engine, shared by the seven kinds. A kind's recipe (demo-recipes.ts) is data plus a small

@@ -1,4 +1,4 @@
-import * as k from '../catalog/kinds.js'
+import * as k from '../catalog/kinds/kinds.js'
 import {
   type DemoRecipe,
   type DemoValue,

@@ -1,5 +1,5 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely'
-import { textMatchSql } from '../catalog/search-query.js'
+import { textMatchSql } from '../catalog/search/search-query.js'
 import { compareDecimal, type DecimalValue, parseDecimal } from '../domain/decimal.js'
 import { canonicalText } from '../domain/key-text.js'
 import { messageText } from '../domain/messages.js'

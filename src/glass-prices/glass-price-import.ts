@@ -1,5 +1,5 @@
-import type { Kind } from '../catalog/kind.js'
-import { glasses } from '../catalog/kinds.js'
+import type { Kind } from '../catalog/kinds/kind.js'
+import { glasses } from '../catalog/kinds/kinds.js'
 import type { Database, RawClient } from '../db/database.js'
 import { messageText } from '../domain/messages.js'
 import { buildPage, type Page, type PageRequest } from '../http/page.js'

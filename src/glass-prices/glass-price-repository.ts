@@ -1,10 +1,9 @@
 import { type Expression, type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely'
-import { dataVersionSql, readDataVersion } from '../catalog/catalog-state.js'
-import { type PageCaches, readCountedPage } from '../catalog/counted-page.js'
-import { glasses } from '../catalog/kinds.js'
-import { MARKUP_SORT_SQL } from '../catalog/search-index/kind-index.js'
-import type { SearchIndexAnswers } from '../catalog/search-index/service-types.js'
-import { DATA_VERSION } from '../catalog/search-query.js'
+import { dataVersionSql, readDataVersion } from '../catalog/freshness/catalog-state.js'
+import { glasses } from '../catalog/kinds/kinds.js'
+import { DATA_VERSION } from '../catalog/search/search-query.js'
+import { MARKUP_SORT_SQL } from '../catalog/search-index/glass-listing-reader.js'
+import type { ListingIndexAnswers } from '../catalog/search-index/service-types.js'
 import { bigintId, type Tables } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
 import { checkDecimal } from '../domain/decimal.js'
@@ -21,6 +20,7 @@ import {
   listFieldErrors,
   preconditionFailed,
 } from '../http/problem.js'
+import { type PageCaches, readCountedPage } from '../paged-reads/counted-page.js'
 import { changedAtText } from '../transfer/transfer-columns.js'
 import { type GlassPriceFilter, glassPriceFilterConditions } from './glass-price-filter.js'
 import type {
@@ -154,7 +154,7 @@ export interface ListingRequest {
 
 function orderExpressions(column: SortColumn, timezone: string): RawBuilder<unknown>[] {
   // Ties end on the id, so pages never overlap or skip; text compares normalised (keys) or as it is (the user)
-  // byte-wise: the same order on every server, and the search index's (kind-index.ts, listingTable). Every key is
+  // byte-wise: the same order on every server, and the search index's (glass-listing.ts, listingTable). Every key is
   // non-null, so an export's keyset pages compare them as rows.
   const norm = (name: 'manufacturer' | 'brand' | 'model') => sql`optics_norm(${sql.ref(`e.${name}`)}) COLLATE "C"`
   switch (column) {
@@ -250,7 +250,7 @@ export async function listGlassPrices(
   db: Kysely<Tables>,
   request: ListingRequest,
   caches: PageCaches = {},
-  index?: SearchIndexAnswers,
+  index?: ListingIndexAnswers,
 ): Promise<Page<GlassPriceListItem>> {
   const indexed = await index?.listing(request)
   if (indexed) return indexed

@@ -3,7 +3,7 @@ import { PassThrough, type Readable } from 'node:stream'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import Type from 'typebox'
-import { glasses } from '../catalog/kinds.js'
+import { glasses } from '../catalog/kinds/kinds.js'
 import { UPLOAD_TIMEOUT_MS } from '../config.js'
 import { messageText } from '../domain/messages.js'
 import {

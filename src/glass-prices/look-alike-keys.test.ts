@@ -10,7 +10,7 @@ import {
   storedEntry,
 } from '../../test/fixtures/glass-prices.js'
 import { eachDatabase, useTestApp } from '../../test/harness.js'
-import { glasses } from '../catalog/kinds.js'
+import { glasses } from '../catalog/kinds/kinds.js'
 import { normaliseLookAlikeKeys } from '../db/migrations/0007-look-alike-keys.js'
 import { canonicalText } from '../domain/key-text.js'
 import { importCsv } from '../transfer/csv-import.js'

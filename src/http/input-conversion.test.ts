@@ -4,8 +4,8 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import { samples } from '../../test/fixtures/catalog.js'
 import { clearGlassPrices, pricesPath, seedEntries, storedEntries } from '../../test/fixtures/glass-prices.js'
 import { eachDatabase, useTestApp } from '../../test/harness.js'
-import { insertPriceEntries, insertSkus, refreshMatview } from '../catalog/catalog-repository.js'
-import { kinds } from '../catalog/kinds.js'
+import { insertPriceEntries, insertSkus, refreshMatview } from '../catalog/freshness/catalog-repository.js'
+import { kinds } from '../catalog/kinds/kinds.js'
 
 /*
  * Requests read the way the Spring service read them (Jackson's coercions for bodies, Spring's conversions for

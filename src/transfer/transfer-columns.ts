@@ -1,5 +1,5 @@
-import { entryFieldColumns, skuFieldColumns } from '../catalog/catalog-repository.js'
-import type { Kind, ValueType } from '../catalog/kind.js'
+import { entryFieldColumns, skuFieldColumns } from '../catalog/freshness/catalog-repository.js'
+import type { Kind, ValueType } from '../catalog/kinds/kind.js'
 import { canonicalDecimal, compareDecimals } from '../domain/decimal.js'
 import { restoreFormula } from '../domain/formula-cells.js'
 import { canonicalText, keyTextProblem } from '../domain/key-text.js'

@@ -4,7 +4,7 @@ import { test } from 'node:test'
 import ExcelJS from 'exceljs'
 import Papa from 'papaparse'
 import type { Download, Page } from 'playwright-core'
-import type { KindForms } from '../../src/catalog/kind-form-routes.js'
+import type { KindForms } from '../../src/catalog/search/kind-form-routes.js'
 import { seedCatalogue } from '../../src/demo/demo-catalogue.js'
 import { browserSuite, ConsoleErrors, seriousViolations, serveDesk, until } from './browser.js'
 

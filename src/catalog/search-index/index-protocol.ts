@@ -1,5 +1,5 @@
 import { ProblemError } from '../../http/problem.js'
-import type { IndexedListing } from './kind-index.js'
+import type { IndexedListing } from './glass-listing.js'
 import type { SearchIndexLoads } from './service-types.js'
 
 /*

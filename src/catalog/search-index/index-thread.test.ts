@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { pino } from 'pino'
 import { eachDatabase, poll } from '../../../test/harness.js'
 import { seedCatalogue } from '../../demo/demo-catalogue.js'
-import { glasses } from '../kinds.js'
+import { glasses } from '../kinds/kinds.js'
 import { SearchIndexThread } from './index-thread.js'
 
 /*

@@ -6,11 +6,13 @@ import { outsideRequest } from '../../db/request-work.js'
 import { startModuleWorker } from '../../domain/module-worker.js'
 import type { GlassPriceListItem } from '../../glass-prices/glass-price-schemas.js'
 import type { Page } from '../../http/page.js'
-import type { Facets } from '../facets.js'
-import type { ItemField, Kind } from '../kind.js'
-import { kinds } from '../kinds.js'
-import type { ExactFilters, FilterValues, SearchRequest } from '../search-query.js'
-import type { Suggestion } from '../suggest.js'
+import type { ItemField, Kind } from '../kinds/kind.js'
+import { kinds } from '../kinds/kinds.js'
+import type { Facets } from '../search/facet-fields.js'
+import type { SearchIndexAnswers } from '../search/index-answers.js'
+import type { ExactFilters, FilterValues, SearchRequest } from '../search/search-query.js'
+import type { Suggestion } from '../search/suggestion-ranking.js'
+import type { IndexedListing } from './glass-listing.js'
 import {
   crossedError,
   type DatabaseAsk,
@@ -19,10 +21,9 @@ import {
   type ToIndex,
   uncrossedError,
 } from './index-protocol.js'
-import type { IndexedListing } from './kind-index.js'
-import { firstLoad, readVersions } from './search-index.js'
+import { firstLoad, readVersions } from './kind-versions.js'
 import type {
-  SearchIndexAnswers,
+  ListingIndexAnswers,
   SearchIndexLoads,
   SearchIndexServed,
   SearchIndexService,
@@ -42,6 +43,8 @@ import type {
 export interface IndexThreadOptions {
   readonly driver: Database['driver']
   readonly timezone: string
+  /** The path of the kind whose price table the glass price listing reads (glass-listing-reader.ts); none: SQL lists. */
+  readonly listingKind?: string | undefined
   /** The embedded database: the kinds' versions are asked of the service's thread, kept as of the last write. */
   readonly committedVersions: boolean
   /**
@@ -76,7 +79,7 @@ interface Relayed {
   readonly ended: Promise<void>
 }
 
-export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers {
+export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers, ListingIndexAnswers {
   readonly enabled = true
   readonly served: SearchIndexServed = { index: 0, sql: 0 }
   readonly loads: SearchIndexLoads = { read: 0, changes: 0 }
@@ -101,7 +104,7 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
   constructor(
     db: Database,
     log: FastifyBaseLogger,
-    options: { readonly timezone: string; readonly holdFirstReadMs?: number },
+    options: { readonly timezone: string; readonly listingKind?: string; readonly holdFirstReadMs?: number },
   ) {
     this.#db = db
     this.#log = log
@@ -109,6 +112,7 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
     this.#workerData = {
       driver: db.driver,
       timezone: options.timezone,
+      listingKind: options.listingKind,
       committedVersions: this.#committed !== undefined,
       holdFirstReadMs: options.holdFirstReadMs,
     }

@@ -2,8 +2,9 @@ import { parentPort, workerData } from 'node:worker_threads'
 import type { FastifyBaseLogger } from 'fastify'
 import { pino } from 'pino'
 import type { ReadQuery } from '../../db/database.js'
-import { kindByPath } from '../kinds.js'
-import type { FilterValues, SearchRequest } from '../search-query.js'
+import { kindByPath, kinds } from '../kinds/kinds.js'
+import type { FilterValues, SearchRequest } from '../search/search-query.js'
+import { glassListingReader } from './glass-listing-reader.js'
 import {
   crossedError,
   type DatabaseAsk,
@@ -13,7 +14,8 @@ import {
   uncrossedError,
 } from './index-protocol.js'
 import type { IndexThreadOptions } from './index-thread.js'
-import { type IndexClient, type IndexDatabase, type KindVersions, SearchIndex } from './search-index.js'
+import type { KindVersions } from './kind-versions.js'
+import { type IndexClient, type IndexDatabase, SearchIndex } from './search-index.js'
 
 /*
  * The search index's own thread (index-thread.ts explains why): holds the index, loads it, and answers what the
@@ -88,6 +90,8 @@ let hold = options.holdFirstReadMs ?? 0
 const index = new SearchIndex(database, log, {
   enabled: true,
   timezone: options.timezone,
+  kinds,
+  listing: options.listingKind ? glassListingReader(options.listingKind) : undefined,
   onLoad: ({ kind, phase }) => {
     post({ type: 'load', kind, phase, kindsLoaded: index.status.kindsLoaded })
     if (phase === 'reading' && hold > 0) {

@@ -1,5 +1,5 @@
 import { compareDecimal, type DecimalValue } from '../../domain/decimal.js'
-import { type PackedPostings, packPostings } from '../packed-postings.js'
+import { type PackedPostings, packPostings } from '../search/packed-postings.js'
 import { type Codes, type Column, NULL_CODE, type Table, textRanks } from './table.js'
 
 /*

@@ -4,9 +4,9 @@ import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import { buildTestApp, eachDatabase, useTestApp } from '../../../test/harness.js'
 import { seedCatalogue } from '../../demo/demo-catalogue.js'
-import { refreshMatview } from '../catalog-repository.js'
-import { pruneChangeLog } from '../catalog-state.js'
-import { glasses } from '../kinds.js'
+import { refreshMatview } from '../freshness/catalog-repository.js'
+import { pruneChangeLog } from '../freshness/catalog-state.js'
+import { glasses } from '../kinds/kinds.js'
 
 /*
  * The index's life in a service: readiness while it loads, answers from it once loaded, a write seen by the very

@@ -5,40 +5,45 @@ import { outsideRequest } from '../../db/request-work.js'
 import { SharedRead } from '../../db/shared-read.js'
 import type { GlassPriceListItem } from '../../glass-prices/glass-price-schemas.js'
 import type { Page } from '../../http/page.js'
-import type { Facets } from '../facets.js'
-import type { ItemField, Kind } from '../kind.js'
-import { kinds as allKinds, glasses } from '../kinds.js'
-import { activeFilters, type ExactFilters, type FilterValues, type SearchRequest } from '../search-query.js'
-import { rankSuggestions, type Suggestion } from '../suggest.js'
+import type { ItemField, Kind } from '../kinds/kind.js'
+import type { Facets } from '../search/facet-fields.js'
+import type { SearchIndexAnswers } from '../search/index-answers.js'
+import { activeFilters, type ExactFilters, type FilterValues, type SearchRequest } from '../search/search-query.js'
+import { rankSuggestions, type Suggestion } from '../search/suggestion-ranking.js'
+import { applyMatviewChanges, applyPriceChanges, changedIds } from './changes.js'
+import { type IndexedSearch, NotIndexable } from './conditions.js'
+import { probeDatabase } from './database-probe.js'
+import { facetTables } from './facet-counts.js'
+import { fieldValueCounts } from './field-values.js'
+import { type IndexedListing, listingTable } from './glass-listing.js'
+import { firstLoad, type KindVersions, readVersions } from './kind-versions.js'
 import {
-  applyMatviewChanges,
-  applyPriceChanges,
-  changedIds,
+  type ColumnSpec,
   databaseForms,
-  facetTables,
-  fieldValueCounts,
-  type IndexedListing,
-  type IndexedSearch,
-  listingTable,
   loadMatviewTable,
   loadPriceTable,
   type MatviewTable,
-  NotIndexable,
   type PriceTable,
-  searchTables,
-  warmTables,
-} from './kind-index.js'
+  type PriceTableReader,
+  priceColumnSpecs,
+} from './load.js'
+import { searchTables } from './search.js'
 import type {
-  SearchIndexAnswers,
+  ListingIndexAnswers,
   SearchIndexLoads,
   SearchIndexServed,
   SearchIndexService,
   SearchIndexStatus,
 } from './service-types.js'
-import { asciiNorm, compareCodePoints, normProbeCharacters, ProbedNorm } from './text.js'
+import { asciiNorm, type ProbedNorm } from './text.js'
+import { warmTables } from './warm-up.js'
 
 /*
- * The in-memory search index of every kind (kind-index.ts), kept at the database's data versions.
+ * The in-memory search index of the kinds it is given, kept at the database's data versions: per kind, its matview
+ * and its price list as tables (load.ts), brought up to date by the changed rows (changes.ts), and searched
+ * (conditions.ts, search.ts, kept-orders.ts), counted (facet-counts.ts) and suggested from (field-values.ts) exactly
+ * as the SQL of catalog/search does. It names no kind: the kinds, and the readers of their price tables (the glass
+ * price listing, glass-listing-reader.ts), are given to it.
  *
  * Exactness: every search first reads the kind's current versions (one tiny statement, shared by the requests
  * that arrive while the previous one runs; each request uses a read that started after it arrived). The index
@@ -85,15 +90,6 @@ export interface LoadEvent {
   readonly phase: 'reading' | 'done'
 }
 
-export interface KindVersions {
-  readonly dataGeneration: number
-  readonly matviewVersion: number
-  /** The data generation the matview's last refresh started from. */
-  readonly refreshedGeneration: number
-  /** The change log holds every change after this generation; null: none usable. */
-  readonly changesFrom: number | null
-}
-
 /** How long a request waits for its kind to catch up with a few changes before SQL answers it instead. */
 const CATCH_UP_WAIT_MS = 250
 /** Beyond this share of a table's rows changed, a load reads the table anew rather than the changes. */
@@ -110,30 +106,7 @@ interface KindState {
   reading?: boolean
 }
 
-/** Strings whose order the probe compares between the database and the index. */
-const collationProbe = [
-  'a',
-  'B',
-  'b',
-  'A',
-  '_',
-  '-',
-  ' ',
-  'a b',
-  'ab',
-  'Ä',
-  'ё',
-  'Ж',
-  'е',
-  'z',
-  '1',
-  '10',
-  '9',
-  '\u{1F600}',
-  '\uFF21',
-]
-
-export class SearchIndex implements SearchIndexService, SearchIndexAnswers {
+export class SearchIndex implements SearchIndexService, SearchIndexAnswers, ListingIndexAnswers {
   readonly enabled: boolean
   readonly served: SearchIndexServed = { index: 0, sql: 0 }
   readonly loads: SearchIndexLoads = { read: 0, changes: 0 }
@@ -141,6 +114,8 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers {
   readonly #onLoad: ((event: LoadEvent) => void) | undefined
   readonly #log: FastifyBaseLogger
   readonly #kinds: readonly Kind[]
+  /** The listing's reader of a price table, and the kind it reads. */
+  readonly #listing: { readonly reader: PriceTableReader; readonly kind: Kind } | undefined
   readonly #states = new Map<string, KindState>()
   /** The kinds' versions: read for each request, or (embedded) kept as of the last committed write. */
   readonly #versions: { current(): Promise<Map<string, KindVersions>> }
@@ -158,7 +133,10 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers {
     options: {
       enabled: boolean
       timezone: string
-      kinds?: readonly Kind[]
+      /** The kinds it indexes. */
+      kinds: readonly Kind[]
+      /** The glass price listing (glass-listing-reader.ts): a reader of one of the kinds' price tables. */
+      listing?: PriceTableReader | undefined
       /** Told when a kind starts reading a table in full and when its load ends. */
       onLoad?: (event: LoadEvent) => void
     },
@@ -168,7 +146,10 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers {
     this.#db = 'readQuery' in db ? db : indexDatabaseOf(db)
     this.#onLoad = options.onLoad
     this.#log = log
-    this.#kinds = options.kinds ?? allKinds
+    this.#kinds = options.kinds
+    const { listing } = options
+    const listingKind = listing && this.#kinds.find((kind) => kind.path === listing.kind)
+    this.#listing = listing && listingKind ? { reader: listing, kind: listingKind } : undefined
     for (const kind of this.#kinds) this.#states.set(kind.path, {})
     const committed = this.#db.committedVersions
     this.#versions = committed ? { current: committed } : new SharedRead(() => this.#readVersions())
@@ -243,13 +224,14 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers {
   /** A page of the glass price listing, or undefined when SQL must answer. */
   listing(request: IndexedListing & { readonly timezone: string }): Promise<Page<GlassPriceListItem> | undefined> {
     // The index holds each entry's business day in the configured zone only.
-    if (request.timezone !== this.#timezone) return Promise.resolve(this.#bySql())
+    const listing = this.#listing
+    if (!listing || request.timezone !== this.#timezone) return Promise.resolve(this.#bySql())
     const filters = {
       manufacturer: request.filter.manufacturer,
       brand: request.filter.brand,
       model: request.filter.model,
     }
-    return this.#answer(glasses, 'listing', filters, (tables, norm) => listingTable(tables.prices, request, norm))
+    return this.#answer(listing.kind, 'listing', filters, (tables, norm) => listingTable(tables.prices, request, norm))
   }
 
   /** The best `limit` suggestions for a normalised query, or undefined when SQL must answer. */
@@ -437,14 +419,14 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers {
                 prices,
                 changed,
                 wanted.dataGeneration,
-                this.#timezone,
+                this.#priceColumns(kind),
                 matview,
               )
               if (how !== 'read') how = 'changes'
               this.loads.changes++
             } else {
               this.#readAnew(kind, state)
-              prices = await loadPriceTable(client, kind, wanted.dataGeneration, this.#timezone)
+              prices = await loadPriceTable(client, kind, wanted.dataGeneration, this.#priceColumns(kind))
               how = 'read'
               this.loads.read++
             }
@@ -452,7 +434,7 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers {
           // What requests would otherwise build on first use, built at once after a read (requests wait for the
           // load anyway). After changes, what requests use is carried over and the rest is built on first use:
           // writes may come every second, and most of what a warm-up builds would never be read in between.
-          if (how === 'read') warmTables(kind, { matview, prices }, kind === glasses)
+          if (how === 'read') warmTables(kind, { matview, prices }, this.#readerOf(kind))
           state.matview = matview
           state.prices = prices
           this.#log.debug(
@@ -482,6 +464,16 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers {
     return loading
   }
 
+  /** The reader of the kind's price table beyond its search (the listing's), if any. */
+  #readerOf(kind: Kind): PriceTableReader | undefined {
+    return this.#listing?.kind === kind ? this.#listing.reader : undefined
+  }
+
+  /** The columns the index keeps of the kind's price table: the kind's, and its reader's. */
+  #priceColumns(kind: Kind): ColumnSpec[] {
+    return priceColumnSpecs(kind, this.#timezone, this.#readerOf(kind)?.columns)
+  }
+
   /** A load starts reading one of the kind's tables in full: requests go to SQL at once, and the host is told. */
   #readAnew(kind: Kind, state: KindState): void {
     state.startReading?.()
@@ -504,85 +496,14 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers {
 
   /** Checks once that the database orders text as the index does (see the header). */
   #checkUsable(): Promise<boolean> {
-    this.#usable ??= (async () => {
-      const characters = normProbeCharacters()
-      const { rows, norms } = await this.#db.rawTransaction(
-        async (client: IndexClient) => ({
-          rows: await client.query<{ ordered: string[] }>(
-            'SELECT array_agg(value ORDER BY value) AS ordered FROM unnest($1::text[]) AS value',
-            [collationProbe],
-          ),
-          norms: await client.query<{ norms: string[] }>(
-            'SELECT array_agg(optics_norm(value) ORDER BY n) AS norms FROM unnest($1::text[]) WITH ORDINALITY AS t(value, n)',
-            [characters],
-          ),
-        }),
-        { read: true },
-      )
-      const expected = [...collationProbe].sort(compareCodePoints)
-      const actual = rows[0]?.ordered ?? []
-      const probed = new ProbedNorm(characters, norms[0]?.norms ?? [])
-      if (JSON.stringify(actual) !== JSON.stringify(expected)) {
-        this.#log.warn(
-          'search index off: the database does not order text in byte order (collation C or C.UTF-8); searches use SQL',
-        )
-        return false
-      }
-      if (!probed.asciiAgrees) {
-        this.#log.warn('search index off: the database does not lower-case ASCII letters as expected; searches use SQL')
-        return false
-      }
+    this.#usable ??= probeDatabase(this.#db, this.#log).then((probed) => {
       this.#probedNorm = probed
-      return true
-    })()
+      return probed !== undefined
+    })
     // A failed probe (the database unreachable) is tried again next time.
     this.#usable.catch(() => {
       this.#usable = undefined
     })
     return this.#usable
   }
-}
-
-/** Runs the first load in the background, logging how long it took or why it failed; `warming` while it runs. */
-export function firstLoad(
-  log: FastifyBaseLogger,
-  catchUp: () => Promise<void>,
-  warming: (warming: boolean) => void,
-): void {
-  warming(true)
-  const started = performance.now()
-  catchUp()
-    .then(() => log.info({ ms: Math.round(performance.now() - started) }, 'search index loaded'))
-    .catch((error: unknown) => log.error({ err: error }, 'search index: the first load failed'))
-    .finally(() => warming(false))
-}
-
-interface VersionRow {
-  kind: string
-  data_generation: number | string
-  matview_version: number | string
-  refreshed_generation: number | string
-  changes_from: number | string | null
-}
-
-function versionsOf(rows: readonly VersionRow[]): Map<string, KindVersions> {
-  return new Map(
-    rows.map((row) => [
-      row.kind,
-      {
-        dataGeneration: Number(row.data_generation),
-        matviewVersion: Number(row.matview_version),
-        refreshedGeneration: Number(row.refreshed_generation),
-        changesFrom: row.changes_from === null ? null : Number(row.changes_from),
-      },
-    ]),
-  )
-}
-
-export async function readVersions(query: ReadQuery): Promise<Map<string, KindVersions>> {
-  return versionsOf(
-    await query<VersionRow>(
-      'SELECT kind, data_generation, matview_version, refreshed_generation, changes_from FROM catalog_state',
-    ),
-  )
 }

@@ -1,14 +1,11 @@
 import type { GlassPriceListItem } from '../../glass-prices/glass-price-schemas.js'
 import type { Page } from '../../http/page.js'
-import type { Facets } from '../facets.js'
-import type { ItemField, Kind } from '../kind.js'
-import type { ExactFilters, FilterValues, SearchRequest } from '../search-query.js'
-import type { Suggestion } from '../suggest.js'
-import type { IndexedListing } from './kind-index.js'
+import type { IndexedListing } from './glass-listing.js'
 
 /*
  * What the rest of the service sees of the in-memory search index (see search-index.ts): whether it is on, a way
- * to wait until it holds the database's current data, and how many answers it gave.
+ * to wait until it holds the database's current data, and how many answers it gave; and the glass price listing's
+ * answer (the searches' answers are the ones catalog's search asks for, index-answers.ts).
  */
 
 export interface SearchIndexServed {
@@ -49,24 +46,10 @@ export interface SearchIndexService {
   close(): Promise<void>
 }
 
-/**
- * The answers the index gives; each resolves to undefined where SQL must answer instead (the index off, loading,
- * behind the data, or a filter only SQL reads).
- */
-export interface SearchIndexAnswers {
-  search(kind: Kind, request: SearchRequest): Promise<Page<Record<string, unknown>> | undefined>
-  /** The facets of a search body (prescription already read). */
-  facets(kind: Kind, byPriceList: boolean, filters: FilterValues, exact?: ExactFilters): Promise<Facets | undefined>
+/** The glass price listing's answer from the index: undefined where SQL must answer instead. */
+export interface ListingIndexAnswers {
   /** A page of the glass price listing. */
   listing(request: IndexedListing & { readonly timezone: string }): Promise<Page<GlassPriceListItem> | undefined>
-  /** The best `limit` suggestions for a normalised query in a text field. */
-  suggestions(
-    kind: Kind,
-    field: ItemField,
-    byPriceList: boolean,
-    query: string,
-    limit: number,
-  ): Promise<Suggestion[] | undefined>
 }
 
 /** What readiness shows of the index: its state, and per kind whether it is held and what is being read. */

@@ -1,5 +1,5 @@
 import { compareDecimal, type DecimalValue, parseDecimal } from '../../domain/decimal.js'
-import type { ValueType } from '../kind.js'
+import type { ValueType } from '../kinds/kind.js'
 import { asciiLower, asciiNorm, compareCodePoints } from './text.js'
 
 /*

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { kindForm } from '../../../src/catalog/kind-form-routes.js'
-import { kinds } from '../../../src/catalog/kinds.js'
-import { readPrescription } from '../../../src/catalog/prescription.js'
+import { kinds } from '../../../src/catalog/kinds/kinds.js'
+import { kindForm } from '../../../src/catalog/search/kind-form-routes.js'
+import { readPrescription } from '../../../src/catalog/search/prescription.js'
 import { checkNumber, transposedPrescription } from './prescription.js'
 
 /*
