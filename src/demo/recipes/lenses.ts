@@ -5,7 +5,7 @@ import { digits, lineOf, polarized, withSeries } from './common.js'
 // Spectacle lenses: an entry prices a power zone of a product (line × index × coating × technology) for a
 // diameter band. Stock lenses are SKUs with a concrete sphere and cylinder; made-to-order lenses have none.
 
-interface LensIndex {
+export interface LensIndex {
   readonly index: number
   readonly material: string
   /** Retail price of a standard single-vision lens of this index, roubles. */

@@ -1,7 +1,7 @@
 import * as k from '../../catalog/kinds.js'
 import { type DemoRecipe, type EntryPlan, shelfPrice } from '../demo-generator.js'
 import { digits, lineOf, withSeries } from './common.js'
-import { lensIndices } from './lenses.js'
+import { type LensIndex, lensIndices } from './lenses.js'
 
 // Semi-finished blanks: priced per product for any diameter, sometimes dearer at 80 mm. SKUs of one product and
 // diameter differ by base curve, which the API does not show: twins but for the barcode.
