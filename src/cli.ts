@@ -343,6 +343,7 @@ const commands: Record<string, Command> = {
       ? importGlassPrices(db, createReadStream(file), { ...common, ...confirmDeletes, conflicts, user: CLI_USER })
       : importCsv(db, kind, table, createReadStream(file), {
           ...common,
+          plan: { stages: { parse: common.onProgress } },
           // A replace from what looks like a filtered export (one brand, say) must confirm what it deletes.
           replaceGuard: {
             columns: kind.attributes

@@ -1,18 +1,23 @@
 import type { Kind } from '../catalog/kinds/kind.js'
 import { glasses } from '../catalog/kinds/kinds.js'
 import type { Database, RawClient } from '../db/database.js'
+import type { GlassesPriceTable } from '../db/tables.js'
 import { messageText } from '../domain/messages.js'
 import { buildPage, type Page, type PageRequest } from '../http/page.js'
 import { conflict, unprocessable } from '../http/problem.js'
 import {
   type ConflictChoice,
   ConflictsFound,
+  columnsOf,
+  IMPORT_TABLES,
   type ImportFormat,
   type ImportMode,
   type ImportOptions,
+  type ImportProgress,
   type ImportResult,
   type ImportSource,
   importCsv,
+  type PlanExtension,
   ReplaceNotConfirmed,
 } from '../transfer/csv-import.js'
 import { changedAtText } from '../transfer/transfer-columns.js'
@@ -24,7 +29,16 @@ import { reportJobProgress } from './write-jobs.js'
  * entry and changed price (old → new), and with `replace` one per deleted entry and field (new value NULL).
  * Reverting the batch deletes what the file added, restores the prices it updated and what it replaced, as for
  * any other change.
+ *
+ * It is the generic import's plan (transfer/import-plan.ts) with the price list's own stages plugged in: versions
+ * and the conflict check against newer prices at `match`, the check's lists at `check`, the history rows at
+ * `stage` (what a replace deletes), `apply` (what an upsert changes) and `history` (what the file wrote). Their
+ * SQL names the import's tables and the price list's columns through the plan's typed description.
  */
+
+/** The price list's columns, typed by its table: a renamed column is a type error in the SQL below. */
+const g = columnsOf<GlassesPriceTable>()
+const { staging, matched } = IMPORT_TABLES
 
 /** The columns a filtered export of the glass price list shares (`?brand=ray`, `?manufacturer=safilo`). */
 const FILTER_COLUMNS = ['manufacturer', 'brand'] as const
@@ -54,8 +68,8 @@ export interface GlassPriceImportOptions {
   readonly atStart?: (client: RawClient) => Promise<void>
   /** The last work of a real import's transaction, with its result; a throw rolls it back. */
   readonly beforeCommit?: (client: RawClient, result: GlassPriceImportResult) => Promise<void>
-  /** As {@link importCsv}'s: the command line loads in bulk, reports progress and refreshes the matview itself. */
-  readonly onProgress?: ImportOptions['onProgress']
+  /** The command line loads in bulk, reports progress and refreshes the matview itself. */
+  readonly onProgress?: (progress: ImportProgress) => void
   /** The file's size in bytes, when known: a job's progress then estimates the rows in all while reading. */
   readonly sourceBytes?: number
   readonly rebuildIndexes?: boolean
@@ -163,7 +177,7 @@ function checkRow(row: CheckSqlRow): CheckRow {
 async function readCheck(
   client: RawClient,
   before: string,
-  matched: boolean,
+  withMatches: boolean,
   request: PageRequest,
 ): Promise<ImportCheck> {
   const limit = `LIMIT ${request.size} OFFSET ${request.page * request.size}`
@@ -172,40 +186,47 @@ async function readCheck(
     const rows = await client.query<CheckSqlRow>(`SELECT ${select} ${from} ORDER BY ${order} ${limit}`)
     return buildPage(rows.map(map), request, Number(count?.n ?? 0))
   }
-  const fileRow = 's.line, s.manufacturer, s.brand, s.model, s.price::text AS price, s.purchase::text AS purchase'
-  const met = `FROM import_matched m JOIN import_staging s ON s.line = m.line JOIN ${before} e ON e.id = m.target_id`
+  const fileRow = `s.${staging.line} AS line, s.${g('manufacturer')}, s.${g('brand')}, s.${g('model')},
+    s.${g('price')}::text AS price, s.${g('purchase')}::text AS purchase`
+  const met = `FROM ${matched.name} m JOIN ${staging.name} s ON s.${staging.line} = m.${matched.line}
+    JOIN ${before} e ON e.${g('id')} = m.${matched.targetId}`
+  const oldPrices = `e.${g('id')} AS id, e.${g('price')}::text AS old_price, e.${g('purchase')}::text AS old_purchase`
   const empty = buildPage<never>([], request, 0)
   return {
-    changed: matched
+    changed: withMatches
       ? await page(
-          `${met} WHERE m.changed AND NOT m.conflict`,
-          'm.line',
-          `${fileRow}, e.id, e.price::text AS old_price, e.purchase::text AS old_purchase`,
+          `${met} WHERE m.${matched.changed} AND NOT m.${matched.conflict}`,
+          `m.${matched.line}`,
+          `${fileRow}, ${oldPrices}`,
           checkRow,
         )
       : empty,
     created: await page(
-      `FROM import_staging s${matched ? ' WHERE NOT EXISTS (SELECT 1 FROM import_matched m WHERE m.line = s.line)' : ''}`,
-      's.line',
+      `FROM ${staging.name} s${
+        withMatches
+          ? ` WHERE NOT EXISTS (SELECT 1 FROM ${matched.name} m WHERE m.${matched.line} = s.${staging.line})`
+          : ''
+      }`,
+      `s.${staging.line}`,
       `${fileRow}, NULL AS id, NULL AS old_price, NULL AS old_purchase`,
       checkRow,
     ),
     deleted:
-      before !== 'glasses_price'
+      before !== glasses.priceTable
         ? await page(
-            `FROM ${before} e WHERE NOT EXISTS (SELECT 1 FROM import_matched m WHERE m.target_id = e.id)`,
-            'e.id',
-            `NULL AS line, e.id, e.manufacturer, e.brand, e.model, e.price::text AS price,
-             e.purchase::text AS purchase, NULL AS old_price, NULL AS old_purchase`,
+            `FROM ${before} e WHERE NOT EXISTS (SELECT 1 FROM ${matched.name} m WHERE m.${matched.targetId} = e.${g('id')})`,
+            `e.${g('id')}`,
+            `NULL AS line, e.${g('id')} AS id, e.${g('manufacturer')}, e.${g('brand')}, e.${g('model')},
+             e.${g('price')}::text AS price, e.${g('purchase')}::text AS purchase, NULL AS old_price, NULL AS old_purchase`,
             checkRow,
           )
         : empty,
-    conflicts: matched
+    conflicts: withMatches
       ? await page(
-          `${met} WHERE m.conflict`,
-          'm.line',
-          `${fileRow}, e.id, e.price::text AS old_price, e.purchase::text AS old_purchase, s.file_version,
-           e.version, e.updated_by, ${changedAtText('e')} AS changed_at`,
+          `${met} WHERE m.${matched.conflict}`,
+          `m.${matched.line}`,
+          `${fileRow}, ${oldPrices}, s.${staging.fileVersion} AS file_version,
+           e.${g('version')} AS version, e.${g('updated_by')} AS updated_by, ${changedAtText('e')} AS changed_at`,
           (row): ConflictRow => ({
             ...checkRow(row),
             fileVersion: Number(row.file_version),
@@ -220,16 +241,43 @@ async function readCheck(
   }
 }
 
+/** The fields of an entry its history rows record, each with its column. */
+const HISTORY_FIELDS = [
+  ['manufacturer', g('manufacturer')],
+  ['brand', g('brand')],
+  ['model', g('model')],
+  ['price', `${g('price')}::text`],
+  ['purchase', `${g('purchase')}::text`],
+] as const
+
 /** The history rows of entries, one per field, with the entry's values on the `side` given and NULL on the other. */
 function historyRowsSql(side: 'old' | 'new'): string {
   const [oldValue, newValue] = side === 'old' ? ['f.value', 'NULL'] : ['NULL', 'f.value']
+  const fields = HISTORY_FIELDS.map(([field, column]) => `('${field}', e.${column})`).join(', ')
   return `INSERT INTO glass_price_change_row (change_id, entry_id, field, old_value, new_value)
-    SELECT $1, e.id, f.field, ${oldValue}, ${newValue}
-    FROM glasses_price e
-    CROSS JOIN LATERAL (VALUES ('manufacturer', e.manufacturer), ('brand', e.brand), ('model', e.model),
-      ('price', e.price::text), ('purchase', e.purchase::text)) AS f (field, value)
-    WHERE e.id > $2 AND e.id <= $3`
+    SELECT $1, e.${g('id')}, f.field, ${oldValue}, ${newValue}
+    FROM ${glasses.priceTable} e
+    CROSS JOIN LATERAL (VALUES ${fields}) AS f (field, value)
+    WHERE e.${g('id')} > $2 AND e.${g('id')} <= $3`
 }
+
+/** The history rows of the prices an upsert changes (old → new), from the import's matched rows. */
+const changedPricesSql = `INSERT INTO glass_price_change_row (change_id, entry_id, field, old_value, new_value)
+  SELECT $1, e.${g('id')}, f.field, f.old_value, f.new_value
+  FROM ${matched.name} m
+  JOIN ${staging.name} s ON s.${staging.line} = m.${matched.line}
+  JOIN ${glasses.priceTable} e ON e.${g('id')} = m.${matched.targetId}
+  CROSS JOIN LATERAL (VALUES ('price', e.${g('price')}::text, s.${g('price')}::text),
+    ('purchase', e.${g('purchase')}::text, s.${g('purchase')}::text)) AS f (field, old_value, new_value)
+  WHERE m.${matched.changed} AND f.old_value IS DISTINCT FROM f.new_value`
+
+/**
+ * A conflict: the file's row brings other values than the entry's, and the entry is no longer at the file's
+ * version (changed since; or deleted and made anew, so a different version or a later time).
+ */
+const newerThanFile = (differs: string) =>
+  `coalesce(s.${staging.fileVersion} IS NOT NULL AND ${differs}
+     AND (t.${g('version')} <> s.${staging.fileVersion} OR t.${g('updated_at')} > s.${staging.fileChangedAt}), false)`
 
 /**
  * Entries per statement of an import's history: each history row's foreign-key check waits in the database's
@@ -240,13 +288,89 @@ const HISTORY_ENTRIES_PER_STATEMENT = 100_000
 
 /** Writes the history rows of the entries with ids in (`after`, the largest id], a range of ids at a time. */
 async function writeHistoryRows(client: RawClient, side: 'old' | 'new', batch: number, after: number): Promise<void> {
-  const [last] = await client.query<{ id: number | null }>('SELECT max(id) AS id FROM glasses_price')
+  const [last] = await client.query<{ id: number | null }>(`SELECT max(${g('id')}) AS id FROM ${glasses.priceTable}`)
   const lastId = Number(last?.id ?? after)
   for (let from = after; from < lastId; from += HISTORY_ENTRIES_PER_STATEMENT) {
     reportJobProgress('history', from - after, lastId - after)
     await client.query(historyRowsSql(side), [batch, from, Math.min(from + HISTORY_ENTRIES_PER_STATEMENT, lastId)])
   }
   reportJobProgress('history', Math.max(lastId - after, 0), Math.max(lastId - after, 0))
+}
+
+/** What one import of the glass price list learns as its stages run: its history batch and its check. */
+interface GlassImportState {
+  batch: number | null
+  check: ImportCheck | null
+  rowsRead: number
+}
+
+/**
+ * The glass price list's additions to the import's plan: versions with their conflict check, the user as the
+ * entries' last editor, and its stages (progress, the check's lists, the history batch).
+ */
+function glassPricePlan(options: GlassPriceImportOptions, state: GlassImportState): PlanExtension {
+  const mode = options.mode ?? 'append'
+  const openBatch = async (client: RawClient) => {
+    if (state.batch !== null) return state.batch
+    const [row] = await client.query<{ id: number | string }>(
+      `INSERT INTO glass_price_change (action, created_by, parameters) VALUES ('IMPORT', $1, $2::jsonb) RETURNING id`,
+      [options.user, JSON.stringify({ mode, replace: mode === 'replace' })],
+    )
+    state.batch = Number(row?.id)
+    return state.batch
+  }
+  return {
+    versions: { conflict: newerThanFile },
+    fixed: { [g('updated_by')]: options.user },
+    stages: {
+      parse: (progress) => {
+        state.rowsRead = progress.rows
+        // While reading, the rows in all are estimated from the share of the file read so far.
+        const size = options.sourceBytes
+        const estimate =
+          size && progress.bytes > 0
+            ? Math.max(progress.rows, Math.round((progress.rows * size) / progress.bytes))
+            : null
+        reportJobProgress(
+          'reading',
+          progress.rows,
+          progress.bytes >= (size ?? Number.POSITIVE_INFINITY) ? progress.rows : estimate,
+        )
+        options.onProgress?.(progress)
+      },
+      stage: async ({ client }) => {
+        await options.atStart?.(client)
+        // The entries a replace deletes keep their values in the batch, so reverting it brings them back.
+        if (mode === 'replace') await writeHistoryRows(client, 'old', await openBatch(client), 0)
+      },
+      check: async ({ client, before, matched: withMatches }) => {
+        state.check = await readCheck(client, before, withMatches, options.checkPage ?? DEFAULT_CHECK_PAGE)
+      },
+      apply: async ({ client }) => {
+        reportJobProgress('writing', 0, state.rowsRead)
+        // The prices an upsert changes, old → new: reverting the batch restores the old ones. No price changes, no
+        // batch (yet): a file that changes nothing records nothing.
+        const [changes] = await client.query<{ any: boolean }>(
+          `SELECT EXISTS (SELECT 1 FROM ${matched.name} WHERE ${matched.changed}) AS any`,
+        )
+        if (!changes?.any) return
+        await client.query(changedPricesSql, [await openBatch(client)])
+      },
+      history: async ({ client, lastIdBefore, written, deleted }) => {
+        // A file whose every row the price list already holds changes nothing: no change in the log (batch null).
+        if (written + deleted === 0 && state.batch === null) return
+        const id = await openBatch(client)
+        await writeHistoryRows(client, 'new', id, lastIdBefore)
+        await client.query('UPDATE glass_price_change SET changed_count = $2 WHERE id = $1', [id, written + deleted])
+      },
+      ...(options.beforeCommit
+        ? {
+            commit: ({ client, result }) =>
+              options.beforeCommit!(client, { ...result, batch: state.batch, check: state.check }),
+          }
+        : {}),
+    },
+  }
 }
 
 /**
@@ -258,92 +382,28 @@ export async function importGlassPrices(
   source: ImportSource,
   options: GlassPriceImportOptions,
 ): Promise<GlassPriceImportResult> {
-  const mode = options.mode ?? 'append'
-  let batch: number | null = null
-  const openBatch = async (client: RawClient) => {
-    if (batch !== null) return batch
-    const [row] = await client.query<{ id: number | string }>(
-      `INSERT INTO glass_price_change (action, created_by, parameters) VALUES ('IMPORT', $1, $2::jsonb) RETURNING id`,
-      [options.user, JSON.stringify({ mode, replace: mode === 'replace' })],
-    )
-    batch = Number(row?.id)
-    return batch
-  }
-  let check: ImportCheck | null = null
-  let rowsRead = 0
-  const result = await importCsv(db, glasses, 'prices', source, {
-    mode,
-    versions: true,
-    ...(options.conflicts === undefined ? {} : { conflicts: options.conflicts }),
-    review: async ({ client, before, matched }) => {
-      check = await readCheck(client, before, matched, options.checkPage ?? DEFAULT_CHECK_PAGE)
-    },
+  const state: GlassImportState = { batch: null, check: null, rowsRead: 0 }
+  const values: ImportOptions = {
+    mode: options.mode ?? 'append',
     format: options.format ?? 'csv',
+    dryRun: options.dryRun ?? false,
     replaceGuard: {
       columns: FILTER_COLUMNS,
       ...(options.confirmDeletes === undefined ? {} : { confirmDeletes: options.confirmDeletes }),
     },
-    dryRun: options.dryRun ?? false,
-    onProgress: (progress) => {
-      rowsRead = progress.rows
-      // While reading, the rows in all are estimated from the share of the file read so far.
-      const size = options.sourceBytes
-      const estimate =
-        size && progress.bytes > 0 ? Math.max(progress.rows, Math.round((progress.rows * size) / progress.bytes)) : null
-      reportJobProgress(
-        'reading',
-        progress.rows,
-        progress.bytes >= (size ?? Number.POSITIVE_INFINITY) ? progress.rows : estimate,
-      )
-      options.onProgress?.(progress)
-    },
+    ...(options.conflicts === undefined ? {} : { conflicts: options.conflicts }),
     ...(options.rebuildIndexes === undefined ? {} : { rebuildIndexes: options.rebuildIndexes }),
     ...(options.refresh === undefined ? {} : { refresh: options.refresh }),
-    fixed: { updated_by: options.user },
-    beforeWrite: async ({ client }) => {
-      await options.atStart?.(client)
-      // The entries a replace deletes keep their values in the batch, so reverting it brings them back.
-      if (mode === 'replace') await writeHistoryRows(client, 'old', await openBatch(client), 0)
-    },
-    beforeUpdate: async ({ client }) => {
-      reportJobProgress('writing', 0, rowsRead)
-      // The prices an upsert changes, old → new: reverting the batch restores the old ones. No price changes, no
-      // batch (yet): a file that changes nothing records nothing.
-      const [changes] = await client.query<{ any: boolean }>(
-        'SELECT EXISTS (SELECT 1 FROM import_matched WHERE changed) AS any',
-      )
-      if (!changes?.any) return
-      await client.query(
-        `INSERT INTO glass_price_change_row (change_id, entry_id, field, old_value, new_value)
-         SELECT $1, e.id, f.field, f.old_value, f.new_value
-         FROM import_matched m
-         JOIN import_staging s ON s.line = m.line
-         JOIN glasses_price e ON e.id = m.target_id
-         CROSS JOIN LATERAL (VALUES ('price', e.price::text, s.price::text),
-           ('purchase', e.purchase::text, s.purchase::text)) AS f (field, old_value, new_value)
-         WHERE m.changed AND f.old_value IS DISTINCT FROM f.new_value`,
-        [await openBatch(client)],
-      )
-    },
-    inTransaction: async ({ client, lastIdBefore, written, deleted }) => {
-      // A file whose every row the price list already holds changes nothing: no change in the log (batch null).
-      if (written + deleted === 0 && batch === null) return
-      const id = await openBatch(client)
-      await writeHistoryRows(client, 'new', id, lastIdBefore)
-      await client.query('UPDATE glass_price_change SET changed_count = $2 WHERE id = $1', [id, written + deleted])
-    },
-    ...(options.beforeCommit
-      ? {
-          beforeCommit: (client: RawClient, result: ImportResult) =>
-            options.beforeCommit!(client, { ...result, batch, check }),
-        }
-      : {}),
+  }
+  const result = await importCsv(db, glasses, 'prices', source, {
+    ...values,
+    plan: glassPricePlan(options, state),
   }).catch((error: unknown) => {
-    if (error instanceof ConflictsFound) throw new GlassPriceConflicts(error, check)
+    if (error instanceof ConflictsFound) throw new GlassPriceConflicts(error, state.check)
     throw error
   })
   const wrote = result.problemCount === 0 && !result.dryRun
-  return { ...result, batch: wrote ? batch : null, check: result.problemCount === 0 ? check : null }
+  return { ...result, batch: wrote ? state.batch : null, check: result.problemCount === 0 ? state.check : null }
 }
 
 /**

@@ -272,21 +272,31 @@ eachDatabase('CSV import and export', (ctx) => {
     assert.equal(result.problems[0]?.line, 2)
   })
 
-  test('the transaction hook sees the new ids; a failing hook rolls the import back', async () => {
+  test("the plan's history stage sees the new ids; a failing stage rolls the import back", async () => {
     await run(ctx.db, glasses, 'prices', glassCsv(), { replace: true })
     let seen: number[] = []
     await run(ctx.db, glasses, 'prices', glassCsv([['Marcolin', 'Guess', 'GU9', '1', '1']]), {
-      async inTransaction({ client, tableName, lastIdBefore, written }) {
-        const rows = await client.query<{ id: number }>(`SELECT id FROM ${tableName} WHERE id > $1`, [lastIdBefore])
-        seen = rows.map((row) => Number(row.id))
-        assert.equal(written, 1)
+      plan: {
+        stages: {
+          async history({ client, plan, lastIdBefore, written }) {
+            const rows = await client.query<{ id: number }>(`SELECT id FROM ${plan.tableName} WHERE id > $1`, [
+              lastIdBefore,
+            ])
+            seen = rows.map((row) => Number(row.id))
+            assert.equal(written, 1)
+          },
+        },
       },
     })
     assert.equal(seen.length, 1)
     await assert.rejects(
       run(ctx.db, glasses, 'prices', glassCsv([['Marcolin', 'Guess', 'GU10', '1', '1']]), {
-        async inTransaction() {
-          throw new Error('history failed')
+        plan: {
+          stages: {
+            async history() {
+              throw new Error('history failed')
+            },
+          },
         },
       }),
       /history failed/,

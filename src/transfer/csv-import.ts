@@ -1,163 +1,48 @@
-import { hash } from 'node:crypto'
 import { refreshMatview } from '../catalog/freshness/catalog-repository.js'
 import type { Kind } from '../catalog/kinds/kind.js'
-import { norm, normaliseKeyText } from '../catalog/kinds/kind-schema.js'
+import { norm } from '../catalog/kinds/kind-schema.js'
 import { copyText } from '../db/copy-text.js'
 import type { Database, RawClient } from '../db/database.js'
 import { createIndexes, dropSecondaryIndexes } from '../db/indexes.js'
-import { compareDecimals, decimalKey } from '../domain/decimal.js'
 import { messageText } from '../domain/messages.js'
-import { type CsvRecord, type CsvSource, openCsv } from './csv-records.js'
+import { type CsvRecord, openCsv } from './csv-records.js'
+import { IMPORT_TABLES, importPlan, type PlanExtension } from './import-plan.js'
 import {
-  columnHeader,
-  headerKey,
-  parseValue,
-  type TransferColumn,
-  type TransferTable,
-  transferColumns,
-  VERSION_COLUMNS,
-} from './transfer-columns.js'
+  type ConflictChoice,
+  ConflictsFound,
+  type ImportFormat,
+  type ImportMode,
+  type ImportResult,
+  type ImportSource,
+  ProblemList,
+  type ReplaceGuard,
+  ReplaceNotConfirmed,
+} from './import-result.js'
+import { checkRecord, duplicateMessage, mapHeader, reportDuplicates, rowKey } from './import-rows.js'
+import { type TransferTable, transferColumns } from './transfer-columns.js'
 import { openXlsx } from './xlsx.js'
 
+export type { ImportPlan, PlanExtension, PlanStages } from './import-plan.js'
+export { columnsOf, IMPORT_STAGES, IMPORT_TABLES, importPlan } from './import-plan.js'
+export * from './import-result.js'
+
 /*
- * CSV import of a kind's price list or nomenclature: one function behind the CLI and HTTP.
+ * CSV import of a kind's price list or nomenclature: one function behind the CLI and HTTP, running the import's
+ * typed plan (import-plan.ts) stage by stage.
  *
  * The file streams through papaparse (csv-records.ts); every row is checked against the kind's column rules as it
- * arrives, and the valid rows stream on through COPY into a temporary staging table (with their lines) inside one
- * transaction, so a file is read once and never held whole. There SQL finds the keys the file repeats and, when
- * appending, those already in the table, each reported with its line, as the rows' own problems are; with any
- * problem the transaction rolls back and nothing is written, else the staged rows go into the table. Only the
- * command line's bulk load into an empty table (`rebuildIndexes`) copies straight into the table, finding repeated
- * keys in memory and starving the COPY at the first problem (the rest of the file is still checked).
+ * arrives (import-rows.ts), and the valid rows stream on through COPY into a temporary staging table (with their
+ * lines) inside one transaction, so a file is read once and never held whole. There SQL finds the keys the file
+ * repeats and, when appending, those already in the table, each reported with its line, as the rows' own problems
+ * are; with any problem the transaction rolls back and nothing is written, else the staged rows go into the table.
+ * Only the command line's bulk load into an empty table (`rebuildIndexes`) copies straight into the table, finding
+ * repeated keys in memory and starving the COPY at the first problem (the rest of the file is still checked).
  */
 
-export interface ImportProblem {
-  /** 1-based line of the file (the header is line 1); 0 for a problem of the whole file. */
-  readonly line: number
-  /**
-   * The column at fault as the file's header names it (`Цена` in a Russian file, `price` in one with the API's
-   * names; a missing column in the language of the rest of the header), or null for the whole row.
-   */
-  readonly column: string | null
-  readonly message: string
-}
-
-export interface ImportResult {
-  readonly kind: string
-  readonly table: TransferTable
-  /** Data rows read from the file. */
-  readonly rows: number
-  /** Rows loaded: added, plus updated by `upsert` (0 when there were problems or on a dry run). */
-  readonly written: number
-  /** Rows added (counted on a dry run too, as for `updated` and `unchanged`). */
-  readonly created: number
-  /** `upsert`: rows whose key was there and whose values changed. */
-  readonly updated: number
-  /** `upsert`: rows whose key was there with the same values (left as they were). */
-  readonly unchanged: number
-  /**
-   * `upsert` of a file with versions: rows whose entry was changed since the file's version and whose values
-   * differ from it (conflicts); not counted in `updated` unless overwritten.
-   */
-  readonly conflicts: number
-  /** Conflicts written over (`conflicts: { overwrite }`), counted in `updated` too. */
-  readonly overwritten: number
-  /** Conflicts left as they were (`conflicts: 'skip'`). */
-  readonly skipped: number
-  readonly mode: ImportMode
-  /** Rows deleted first by `replace` (on a dry run: that it would delete, so a replace can be confirmed by it). */
-  readonly deleted: number
-  readonly dryRun: boolean
-  /** The separator of a CSV file; null for XLSX. */
-  readonly delimiter: ',' | ';' | null
-  readonly format: ImportFormat
-  /** The first {@link MAX_REPORTED_PROBLEMS} problems, in file order. */
-  readonly problems: readonly ImportProblem[]
-  /** All problems, including those not listed. */
-  readonly problemCount: number
-}
-
-export interface ImportProgress {
-  readonly rows: number
-  /** Bytes of the file read so far. */
-  readonly bytes: number
-}
-
-/** What the `inTransaction` hook gets: the open transaction, after the rows are written and before commit. */
-export interface ImportTransaction {
-  readonly client: RawClient
-  readonly kind: Kind
-  /** The table written (`glasses_price`, …). */
-  readonly tableName: string
-  /** Ids above this are the imported rows (the table is locked against other writers meanwhile). */
-  readonly lastIdBefore: number
-  readonly written: number
-  readonly deleted: number
-  readonly created: number
-  readonly updated: number
-}
-
-/**
- * How a file meets the rows already there: `append` adds (a key already there is a problem), `upsert` updates
- * the values of the rows whose key is there (keeping their ids) and adds the others, `replace` deletes the
- * kind's rows of that table first.
- */
-export type ImportMode = 'append' | 'upsert' | 'replace'
-export const IMPORT_MODES = ['append', 'upsert', 'replace'] as const satisfies readonly ImportMode[]
-
-/**
- * A replace from a file that looks like a filtered export (every row shares one value of a guard column, say one
- * brand, that entries it would delete do not have) is refused unless `confirmDeletes` is the number of rows it
- * deletes: exporting a brand and loading it back with `replace` would otherwise empty every other brand.
- */
-export interface ReplaceGuard {
-  /** The price-list columns (API names) a filtered export shares: `['manufacturer', 'brand']`. */
-  readonly columns: readonly string[]
-  readonly confirmDeletes?: number
-}
-
-/** Thrown (the import rolled back) when a {@link ReplaceGuard} refuses the replace. */
-export class ReplaceNotConfirmed extends Error {
-  constructor(
-    readonly deleteCount: number,
-    readonly column: string,
-    readonly value: string,
-    readonly otherCount: number,
-  ) {
-    super(
-      messageText(column === 'brand' ? 'import.replaceByBrand' : 'import.replaceByManufacturer', {
-        value,
-        count: deleteCount,
-        other: otherCount,
-      }),
-    )
-  }
-}
-
-/**
- * What an upsert does with conflicts (rows whose entry changed since the file's version): `refuse` (default) the
- * whole file, `skip` them, or `overwrite` them when there are exactly that many (the number the check showed).
- */
-export type ConflictChoice = 'refuse' | 'skip' | { readonly overwrite: number }
-
-/** Thrown (the import rolled back) when an upsert meets conflicts it was not told to skip or overwrite. */
-export class ConflictsFound extends Error {
-  constructor(
-    readonly count: number,
-    readonly expected?: number,
-  ) {
-    super(
-      expected === undefined
-        ? messageText('import.conflicts', { count })
-        : messageText('import.conflictsChanged', { count, expected }),
-    )
-  }
-}
-
-/** What the source holds: CSV text, or an XLSX workbook (its first sheet). */
-export type ImportFormat = 'csv' | 'xlsx'
-
+/** How an import runs: its plan's additions and a few plain values. */
 export interface ImportOptions {
+  /** What the caller's feature adds to the plan of the kind's table: versions, fixed values, its own stages. */
+  readonly plan?: PlanExtension
   /** Default `csv`. */
   readonly format?: ImportFormat
   /** How the file meets the rows already there (default `append`; `replace: true` is `replace`). */
@@ -166,59 +51,19 @@ export interface ImportOptions {
   readonly replace?: boolean
   /** With `replace`: refuse what looks like a filtered export unless its deletions are confirmed. */
   readonly replaceGuard?: ReplaceGuard
-  /**
-   * `upsert`: work in the import's transaction after the file's rows are matched and before the matched rows are
-   * updated (their history, say). The temporary table `import_matched (line, target_id, changed)` pairs each
-   * staged row (`import_staging`, with `line`) with the row of the table it updates.
-   */
-  readonly beforeUpdate?: (transaction: Pick<ImportTransaction, 'client' | 'kind' | 'tableName'>) => Promise<void>
   /** Check everything, write nothing. */
   readonly dryRun?: boolean
-  /**
-   * A price list's file may carry each entry's version and change time ({@link VERSION_COLUMNS}); an upsert then
-   * finds the conflicts. `import_matched` gets a `conflict` column.
-   */
-  readonly versions?: boolean
   /** What an upsert does with conflicts (default `refuse`). */
   readonly conflicts?: ConflictChoice
-  /**
-   * Work in the import's transaction once the file's rows are staged and met with the table, before anything is
-   * decided or written (the check's lists, say): `import_staging` holds the valid rows; with `upsert` and `replace`
-   * `import_matched (line, target_id, changed, conflict)` pairs them with the entries they meet, which are in
-   * `before` (the table itself, or for `replace` the temporary `import_gone` holding what was deleted).
-   */
-  readonly review?: (review: {
-    readonly client: RawClient
-    readonly mode: ImportMode
-    readonly before: string
-    readonly matched: boolean
-  }) => Promise<void>
-  readonly onProgress?: (progress: ImportProgress) => void
   /** How the kind's matview is refreshed after a successful import (default `concurrently`; `none` leaves it). */
   readonly refresh?: 'concurrently' | 'blocking' | 'none'
-  /**
-   * Work in the import's transaction after the table is locked and before anything is deleted or written (a
-   * history of the rows `replace` deletes, say); a throw rolls the import back.
-   */
-  readonly beforeWrite?: (transaction: Pick<ImportTransaction, 'client' | 'kind' | 'tableName'>) => Promise<void>
-  /** Extra work in the import's transaction (a history batch, say); a throw rolls the import back. */
-  readonly inTransaction?: (transaction: ImportTransaction) => Promise<void>
-  /** The last work of a real (not dry) import's transaction, with its result; a throw rolls the import back. */
-  readonly beforeCommit?: (client: RawClient, result: ImportResult) => Promise<void>
   /**
    * Bulk loading: when the table is empty (a first load, or after `replace`), drop its secondary indexes before
    * the COPY and build them once afterwards, in the same transaction. Several times faster on large files, but
    * readers of the table wait until the import commits (the table is locked exclusively meanwhile).
    */
   readonly rebuildIndexes?: boolean
-  /** Values written into further columns of every imported row (`{ updated_by: 'anna' }`), not read from the file. */
-  readonly fixed?: Readonly<Record<string, string>>
 }
-
-export const MAX_REPORTED_PROBLEMS = 100
-
-/** Import input: a stream or any async iterable of text or bytes (an HTTP body, a file). */
-export type ImportSource = CsvSource
 
 class Rollback extends Error {}
 
@@ -237,8 +82,9 @@ export async function importCsv(
   source: ImportSource,
   options: ImportOptions = {},
 ): Promise<ImportResult> {
-  const columns = transferColumns(kind, table)
-  const tableName = table === 'prices' ? kind.priceTable : kind.skuTable
+  const plan = importPlan(kind, table, options.plan)
+  const { columns, tableName, stamps, stages } = plan
+  const { staging, matched, gone, replaced } = IMPORT_TABLES
   const problems = new ProblemList()
   const mode: ImportMode = options.mode ?? (options.replace ? 'replace' : 'append')
   const format = options.format ?? 'csv'
@@ -279,7 +125,6 @@ export async function importCsv(
     return empty()
   }
   // A price list's export carries versions after the data; they are read into the staging table only.
-  const stamps = options.versions && table === 'prices' ? VERSION_COLUMNS : []
   const fileColumns = [...columns, ...stamps]
   const mapped = mapHeader(header, fileColumns, problems)
   if (!mapped) {
@@ -288,8 +133,6 @@ export async function importCsv(
   }
 
   const { mapping, headers } = mapped
-  const fixedColumns = Object.keys(options.fixed ?? {})
-  const fixedValues = Object.values(options.fixed ?? {})
   // A workbook's number cells arrive with a point; a number typed as text may have a comma, as with `;`.
   const decimalComma = xlsx || input.delimiter === ';'
   // Only CSV exports mark formula-like text with `'`; a workbook's text cells are never formulas.
@@ -313,7 +156,7 @@ export async function importCsv(
         if (!values) continue
         if (!withLine) values.length = columns.length
         if (keys) {
-          const key = rowKey(kind, table, columns, values)
+          const key = rowKey(plan, values)
           const seen = keys.get(key)
           if (seen !== undefined) {
             problems.add({ line: record.line, column: null, message: duplicateMessage(table, seen) })
@@ -323,7 +166,7 @@ export async function importCsv(
           if (problems.count > 0) continue
         }
         // The values array is this row's own: the fixed values and the line number go on its end.
-        for (const fixed of fixedValues) values.push(fixed)
+        for (const fixed of plan.fixedValues) values.push(fixed)
         if (withLine) values.push(String(record.line))
         out.push(values)
       }
@@ -332,7 +175,7 @@ export async function importCsv(
     const emit = (batch: readonly CsvRecord[]) => {
       const out = check(batch)
       fileProblems()
-      options.onProgress?.({ rows, bytes: input.bytes() })
+      stages.parse?.({ rows, bytes: input.bytes() })
       return (!keys || problems.count === 0) && out.length > 0 ? copyText(out) : undefined
     }
     const head = emit(first)
@@ -344,7 +187,7 @@ export async function importCsv(
     fileProblems()
     if (rows === 0 && problems.count === 0)
       problems.add({ line: 2, column: null, message: messageText('import.noRows') })
-    options.onProgress?.({ rows, bytes: input.bytes() })
+    stages.parse?.({ rows, bytes: input.bytes() })
   }
 
   let outcome: ImportResult
@@ -353,7 +196,7 @@ export async function importCsv(
       // A large file may take longer than the statement timeout of a request allows.
       await client.query('SET LOCAL statement_timeout = 0')
       await client.query(`LOCK TABLE ${tableName} IN SHARE ROW EXCLUSIVE MODE`)
-      await options.beforeWrite?.({ client, kind, tableName })
+      await stages.stage?.({ client, plan })
       let deleted = 0
       const guard =
         mode === 'replace' && table === 'prices' && options.replaceGuard?.columns.length
@@ -363,27 +206,28 @@ export async function importCsv(
         if (stamps.length > 0) {
           // What was there, to meet the file's rows with (the check's lists of changed, created, deleted).
           await client.query(
-            `CREATE TEMP TABLE import_gone ON COMMIT DROP AS
+            `CREATE TEMP TABLE ${gone.name} ON COMMIT DROP AS
              WITH gone AS (DELETE FROM ${tableName} RETURNING *) SELECT * FROM gone`,
           )
         }
-        const removed = stamps.length > 0 ? 'import_gone' : tableName
+        const removed = stamps.length > 0 ? gone.name : tableName
         if (guard) {
           // What is deleted, per value of the guard columns, to judge the file against once it is loaded.
-          const guarded = transferColumns(kind, table).filter((column) => guard.columns.includes(column.name))
+          const guarded = columns.filter((column) => guard.columns.includes(column.name))
           const groups = guarded.map((column) => `${norm(column.column)} AS ${column.column}`)
           await client.query(
-            `CREATE TEMP TABLE import_replaced ON COMMIT DROP AS
-             WITH gone AS (${removed === tableName ? `DELETE FROM ${tableName} RETURNING *` : 'SELECT * FROM import_gone'})
-             SELECT ${groups.join(', ')}, count(*) AS n FROM gone GROUP BY ${groups.map((_, i) => i + 1).join(', ')}`,
+            `CREATE TEMP TABLE ${replaced.name} ON COMMIT DROP AS
+             WITH gone AS (${removed === tableName ? `DELETE FROM ${tableName} RETURNING *` : `SELECT * FROM ${gone.name}`})
+             SELECT ${groups.join(', ')}, count(*) AS ${replaced.count}
+             FROM gone GROUP BY ${groups.map((_, i) => i + 1).join(', ')}`,
           )
           const [row] = await client.query<{ count: number | string }>(
-            'SELECT coalesce(sum(n), 0) AS count FROM import_replaced',
+            `SELECT coalesce(sum(${replaced.count}), 0) AS count FROM ${replaced.name}`,
           )
           deleted = Number(row?.count ?? 0)
         } else {
           const [row] = await client.query<{ count: number | string }>(
-            `WITH gone AS (${removed === tableName ? `DELETE FROM ${tableName} RETURNING 1` : 'SELECT 1 FROM import_gone'})
+            `WITH gone AS (${removed === tableName ? `DELETE FROM ${tableName} RETURNING 1` : `SELECT 1 FROM ${gone.name}`})
              SELECT count(*) AS count FROM gone`,
           )
           deleted = Number(row?.count ?? 0)
@@ -393,7 +237,7 @@ export async function importCsv(
         `SELECT coalesce(max(id), 0) AS last_id, EXISTS (SELECT 1 FROM ${tableName}) AS filled FROM ${tableName}`,
       )
       const lastIdBefore = Number(state?.last_id ?? 0)
-      const names = [...columns.map((column) => column.column), ...fixedColumns]
+      const names = plan.writtenColumns
 
       let written: number
       let updated = 0
@@ -404,33 +248,28 @@ export async function importCsv(
       if (state?.filled || mode === 'upsert' || !options.rebuildIndexes) {
         // Staged first: duplicate keys of the file, and (meeting rows already there) the keys already in the
         // table, are found by SQL with their lines; then the rows are written.
+        // stage: the valid rows, with their lines (and the file's versions), into the staging table.
         await client.query(
-          `CREATE TEMP TABLE import_staging ON COMMIT DROP AS SELECT ${names.join(', ')} FROM ${tableName} WITH NO DATA`,
+          `CREATE TEMP TABLE ${staging.name} ON COMMIT DROP AS SELECT ${names.join(', ')} FROM ${tableName} WITH NO DATA`,
         )
+        const stampColumns = `, ADD COLUMN ${staging.fileVersion} integer, ADD COLUMN ${staging.fileChangedAt} timestamptz`
         await client.query(
-          `ALTER TABLE import_staging ADD COLUMN line integer${stamps.length > 0 ? ', ADD COLUMN file_version integer, ADD COLUMN file_changed_at timestamptz' : ''}`,
+          `ALTER TABLE ${staging.name} ADD COLUMN ${staging.line} integer${stamps.length > 0 ? stampColumns : ''}`,
         )
-        const stampNames = stamps.length > 0 ? ['file_version', 'file_changed_at'] : []
-        const staged = [...columns.map((column) => column.column), ...stampNames, ...fixedColumns, 'line']
-        await client.copyRows('import_staging', staged, validRows(true, false))
-        await reportDuplicates(client, table, columns, problems)
+        await client.copyRows(staging.name, plan.stagedColumns, validRows(true, false))
+        await reportDuplicates(client, plan, problems)
         if (problems.count > 0) throw new Rollback()
-        // The values a file row brings beside its key: the prices of an entry, every attribute of a SKU.
-        const values = columns.filter((column) => !keyColumn(table, column)).map((column) => column.column)
+        // match: each staged row with the row it meets, and whether it brings other values (beside its key).
+        const values = plan.valueColumns
         const differs = `(${values.map((c) => `t.${c}`).join(', ')}) IS DISTINCT FROM (${values.map((c) => `s.${c}`).join(', ')})`
-        // A conflict: the file's row brings other values than the entry's, and the entry is no longer at the
-        // file's version (changed since; or deleted and made anew, so a different version or a later time).
-        const conflict =
-          stamps.length > 0 && mode === 'upsert'
-            ? `coalesce(s.file_version IS NOT NULL AND ${differs}
-                 AND (t.version <> s.file_version OR t.updated_at > s.file_changed_at), false)`
-            : 'false'
-        const before = mode === 'replace' && stamps.length > 0 ? 'import_gone' : tableName
+        const conflict = plan.versions && mode === 'upsert' ? plan.versions.conflict(differs) : 'false'
+        const before = mode === 'replace' && stamps.length > 0 ? gone.name : tableName
         if (mode === 'upsert' || before !== tableName) {
           await client.query(
-            `CREATE TEMP TABLE import_matched ON COMMIT DROP AS
-             SELECT s.line, t.id AS target_id, ${differs} AS changed, ${conflict} AS conflict
-             FROM import_staging s JOIN ${before} t ON ${matchConditions(kind, table)}`,
+            `CREATE TEMP TABLE ${matched.name} ON COMMIT DROP AS
+             SELECT s.${staging.line} AS ${matched.line}, t.id AS ${matched.targetId}, ${differs} AS ${matched.changed},
+               ${conflict} AS ${matched.conflict}
+             FROM ${staging.name} s JOIN ${before} t ON ${plan.matchConditions}`,
           )
         }
         if (mode === 'upsert') {
@@ -439,21 +278,23 @@ export async function importCsv(
             unchanged: number | string
             conflicts: number | string
           }>(
-            `SELECT count(*) FILTER (WHERE changed AND NOT conflict) AS updated,
-               count(*) FILTER (WHERE NOT changed) AS unchanged, count(*) FILTER (WHERE conflict) AS conflicts
-             FROM import_matched`,
+            `SELECT count(*) FILTER (WHERE ${matched.changed} AND NOT ${matched.conflict}) AS updated,
+               count(*) FILTER (WHERE NOT ${matched.changed}) AS unchanged,
+               count(*) FILTER (WHERE ${matched.conflict}) AS conflicts
+             FROM ${matched.name}`,
           )
           updated = Number(counts?.updated ?? 0)
           unchanged = Number(counts?.unchanged ?? 0)
           conflicts = Number(counts?.conflicts ?? 0)
         }
         if (mode !== 'append')
-          await options.review?.({ client, mode, before, matched: before !== tableName || mode === 'upsert' })
+          await stages.check?.({ client, plan, mode, before, matched: before !== tableName || mode === 'upsert' })
+        // apply: conflicts decided, then the matched rows updated and the others added.
         if (conflicts > 0) {
           const choice = options.conflicts ?? 'refuse'
           if (choice === 'skip') {
             skipped = conflicts
-            await client.query('UPDATE import_matched SET changed = false WHERE conflict')
+            await client.query(`UPDATE ${matched.name} SET ${matched.changed} = false WHERE ${matched.conflict}`)
           } else if (typeof choice === 'object' && choice.overwrite === conflicts) {
             overwritten = conflicts
             updated += conflicts
@@ -462,23 +303,25 @@ export async function importCsv(
           }
         }
         if (mode === 'upsert') {
-          await options.beforeUpdate?.({ client, kind, tableName })
+          await stages.apply?.({ client, plan })
           if (updated > 0) {
             const assignments = [
-              ...[...values, ...fixedColumns].map((c) => `${c} = s.${c}`),
+              ...[...values, ...plan.fixedColumns].map((c) => `${c} = s.${c}`),
               ...(table === 'prices' ? ['updated_at = now()', 'version = t.version + 1'] : []),
             ]
             await client.query(
               `UPDATE ${tableName} t SET ${assignments.join(', ')}
-               FROM import_matched m JOIN import_staging s ON s.line = m.line
-               WHERE t.id = m.target_id AND m.changed`,
+               FROM ${matched.name} m JOIN ${staging.name} s ON s.${staging.line} = m.${matched.line}
+               WHERE t.id = m.${matched.targetId} AND m.${matched.changed}`,
             )
           }
-          await client.query('DELETE FROM import_staging s USING import_matched m WHERE s.line = m.line')
+          await client.query(
+            `DELETE FROM ${staging.name} s USING ${matched.name} m WHERE s.${staging.line} = m.${matched.line}`,
+          )
         } else {
           for (const conflict of await client.query<{ line: number; id: number | string }>(
-            `SELECT s.line, t.id FROM import_staging s JOIN ${tableName} t ON ${matchConditions(kind, table)}
-             ORDER BY s.line`,
+            `SELECT s.${staging.line} AS line, t.id FROM ${staging.name} s JOIN ${tableName} t ON ${plan.matchConditions}
+             ORDER BY s.${staging.line}`,
           )) {
             problems.add({
               line: Number(conflict.line),
@@ -490,11 +333,11 @@ export async function importCsv(
             })
           }
           if (problems.count > 0) throw new Rollback()
-          if (mode === 'append') await options.review?.({ client, mode, before: tableName, matched: false })
+          if (mode === 'append') await stages.check?.({ client, plan, mode, before: tableName, matched: false })
         }
         const [inserted] = await client.query<{ count: number | string }>(
           `WITH added AS (INSERT INTO ${tableName} (${names.join(', ')})
-             SELECT ${names.join(', ')} FROM import_staging ORDER BY line RETURNING 1)
+             SELECT ${names.join(', ')} FROM ${staging.name} ORDER BY ${staging.line} RETURNING 1)
            SELECT count(*) AS count FROM added`,
         )
         written = Number(inserted?.count ?? 0)
@@ -508,7 +351,7 @@ export async function importCsv(
       written += updated
       if (guard) await checkReplaceGuard(client, kind, tableName, guard, deleted)
 
-      await options.inTransaction?.({ client, kind, tableName, lastIdBefore, written, deleted, created, updated })
+      await stages.history?.({ client, plan, lastIdBefore, written, deleted, created, updated })
       const result: ImportResult = {
         ...base,
         rows,
@@ -523,7 +366,7 @@ export async function importCsv(
         ...problems.summary(),
       }
       if (options.dryRun) throw new DryRun(result)
-      await options.beforeCommit?.(client, result)
+      await stages.commit?.({ client, plan, result })
       return result
     })
   } catch (error) {
@@ -557,198 +400,6 @@ class DryRun extends Rollback {
   }
 }
 
-class ProblemList {
-  readonly listed: ImportProblem[] = []
-  count = 0
-
-  add(problem: ImportProblem): void {
-    this.count++
-    if (this.listed.length < MAX_REPORTED_PROBLEMS) this.listed.push(problem)
-  }
-
-  /** Problems found apart (by SQL): the first of them in line order, and how many in all. The first listed stay. */
-  merge(found: readonly ImportProblem[], count: number): void {
-    this.count += count
-    const all = [...this.listed, ...found].sort((a, b) => a.line - b.line)
-    this.listed.splice(0, this.listed.length, ...all.slice(0, MAX_REPORTED_PROBLEMS))
-  }
-
-  summary(): { problems: ImportProblem[]; problemCount: number } {
-    return { problems: [...this.listed].sort((a, b) => a.line - b.line), problemCount: this.count }
-  }
-}
-
-/**
- * Header names → the column each file field feeds (index into `columns`) and each column's name as the file heads
- * it (its language's name when the file lacks it), or null when the header is unusable.
- */
-function mapHeader(
-  header: CsvRecord,
-  columns: readonly TransferColumn[],
-  problems: ProblemList,
-): { mapping: (number | null)[]; headers: string[] } | null {
-  const byName = new Map(
-    columns.flatMap((column, index) => [column.name, ...column.aliases].map((name) => [headerKey(name), index])),
-  )
-  const seen = new Set<number>()
-  const mapping: (number | null)[] = []
-  const own = new Map<number, string>()
-  const before = problems.count
-  for (const raw of header.fields) {
-    const name = raw.trim()
-    const index = byName.get(headerKey(name))
-    if (index === undefined) {
-      problems.add({
-        line: header.line,
-        column: name,
-        message: messageText('import.unknownColumn', {
-          columns: columns.map((column) => columnHeader(column, 'en')).join(', '),
-          russian: columns.map((column) => columnHeader(column, 'ru')).join(', '),
-        }),
-      })
-      mapping.push(null)
-    } else if (seen.has(index)) {
-      problems.add({ line: header.line, column: name, message: messageText('import.columnTwice') })
-      mapping.push(null)
-    } else {
-      seen.add(index)
-      mapping.push(index)
-      own.set(index, name)
-    }
-  }
-  const russian = [...own].some(([index, name]) => headerKey(name) !== headerKey(columns[index]?.name ?? ''))
-  const headers = columns.map((column, index) => own.get(index) ?? columnHeader(column, russian ? 'ru' : 'en'))
-  columns.forEach((column, index) => {
-    if (column.required && !seen.has(index)) {
-      problems.add({ line: header.line, column: headers[index] ?? null, message: messageText('import.columnMissing') })
-    }
-  })
-  return problems.count > before ? null : { mapping, headers }
-}
-
-/** One record → values in `columns` order (NULL for absent columns), or null after reporting its problems. */
-function checkRecord(
-  record: CsvRecord,
-  mapping: readonly (number | null)[],
-  columns: readonly TransferColumn[],
-  headers: readonly string[],
-  reading: { readonly decimalComma: boolean; readonly formulaMarks: boolean; readonly trailingFrom: number },
-  problems: ProblemList,
-): (string | null)[] | null {
-  // A row added by hand to an export may stop before the trailing version columns: they are empty then.
-  const shortOfTrailing =
-    record.fields.length < mapping.length &&
-    mapping.slice(record.fields.length).every((index) => index !== null && index >= reading.trailingFrom)
-  if (record.fields.length !== mapping.length && !shortOfTrailing) {
-    problems.add({
-      line: record.line,
-      column: null,
-      message: messageText('import.fieldCount', { count: record.fields.length, header: mapping.length }),
-    })
-    return null
-  }
-  const values: (string | null)[] = columns.map(() => null)
-  let valid = true
-  record.fields.forEach((raw, position) => {
-    const index = mapping[position] as number
-    const column = columns[index] as TransferColumn
-    const parsed = parseValue(column, raw, reading.decimalComma, reading.formulaMarks)
-    if ('error' in parsed) {
-      problems.add({ line: record.line, column: headers[index] ?? column.name, message: parsed.error })
-      valid = false
-    } else {
-      values[index] = parsed.value
-    }
-  })
-  for (const [index, column] of columns.entries()) {
-    if (column.range?.bound !== 'from') continue
-    const toIndex = columns.findIndex(
-      (other) => other.range?.name === column.range?.name && other.range?.bound === 'to',
-    )
-    const from = values[index]
-    const to = values[toIndex]
-    if (from != null && to != null && compareDecimals(from, to) > 0) {
-      problems.add({
-        line: record.line,
-        column: headers[index] ?? column.name,
-        message: messageText('import.exceeds', { other: headers[toIndex] ?? '', from, to }),
-      })
-      valid = false
-    }
-  }
-  return valid ? values : null
-}
-
-function duplicateMessage(table: TransferTable, firstLine: number): string {
-  return messageText(table === 'goods' ? 'import.duplicateBarcode' : 'import.duplicateKeys', { line: firstLine })
-}
-
-/**
- * The staged rows (`import_staging`, with their lines) whose key repeats an earlier row's, as the table's unique
- * key compares them (normalised text, NULLs equal): each reported at its line, naming the first line of its key.
- * SQL sorts and groups on disk when it must, so the process holds no key of the file.
- */
-async function reportDuplicates(
-  client: RawClient,
-  table: TransferTable,
-  columns: readonly TransferColumn[],
-  problems: ProblemList,
-): Promise<void> {
-  // A barcode compares as written; a price list's key texts as normalised (matchConditions says the same).
-  const keys = columns
-    .filter((column) => keyColumn(table, column))
-    .map((column) => (table !== 'goods' && column.type === 'text' ? norm(column.column) : column.column))
-  if (keys.length === 0) return
-  const found = await client.query<{ line: number; first: number; total: number | string }>(
-    `SELECT line, first, count(*) OVER () AS total
-     FROM (SELECT line, min(line) OVER (PARTITION BY ${keys.join(', ')}) AS first FROM import_staging) keyed
-     WHERE line <> first ORDER BY line LIMIT ${MAX_REPORTED_PROBLEMS}`,
-  )
-  if (found.length === 0) return
-  problems.merge(
-    found.map((row) => ({ line: Number(row.line), column: null, message: duplicateMessage(table, Number(row.first)) })),
-    Number(found[0]?.total ?? 0),
-  )
-}
-
-/** The row's unique key as the table's unique index sees it, hashed so a million keys stay small. */
-function rowKey(kind: Kind, table: TransferTable, columns: readonly TransferColumn[], values: (string | null)[]) {
-  if (table === 'goods') return values[columns.findIndex((column) => column.name === 'barcode')] ?? ''
-  let key = ''
-  columns.forEach((column, index) => {
-    if (!keyColumn(table, column)) return
-    const value = values[index] ?? null
-    key += value === null ? '\u0000' : column.type === 'text' ? normaliseKeyText(value) : decimalKey(value)
-    key += '\u0001'
-  })
-  return `${kind.path}:${hash('sha1', key, 'base64')}`
-}
-
-/** Whether a file column is part of the table's unique key (so an upsert matches on it rather than writes it). */
-function keyColumn(table: TransferTable, column: TransferColumn): boolean {
-  if (table === 'goods') return column.name === 'barcode'
-  return column.type !== 'money'
-}
-
-/** The join condition of a staged row `s` and a row `t` of the table on the table's unique key. */
-function matchConditions(kind: Kind, table: TransferTable): string {
-  if (table === 'goods') return 't.barcode = s.barcode'
-  const conditions = [
-    ...kind.attributes
-      .filter((a) => a.entry !== 'none')
-      .map((a) => {
-        const [left, right] =
-          a.type === 'text' ? [norm(`t.${a.column}`), norm(`s.${a.column}`)] : [`t.${a.column}`, `s.${a.column}`]
-        return a.entry === 'key' ? `${left} = ${right}` : `${left} IS NOT DISTINCT FROM ${right}`
-      }),
-    ...kind.ranges.flatMap((r) => [
-      `t.${r.column}_from IS NOT DISTINCT FROM s.${r.column}_from`,
-      `t.${r.column}_to IS NOT DISTINCT FROM s.${r.column}_to`,
-    ]),
-  ]
-  return conditions.join(' AND ')
-}
-
 /**
  * After a guarded replace loaded the file (the table holds its rows only): when every row shares one value of a
  * guard column and the deleted rows had others, the deletions must have been confirmed by their number.
@@ -760,6 +411,7 @@ async function checkReplaceGuard(
   guard: ReplaceGuard,
   deleted: number,
 ): Promise<void> {
+  const { replaced } = IMPORT_TABLES
   if (deleted === 0 || guard.confirmDeletes === deleted) return
   for (const column of transferColumns(kind, 'prices')) {
     if (!guard.columns.includes(column.name)) continue
@@ -768,7 +420,8 @@ async function checkReplaceGuard(
     )
     if (Number(shared?.values) !== 1 || shared?.value == null) continue
     const [others] = await client.query<{ count: number | string }>(
-      `SELECT coalesce(sum(n), 0) AS count FROM import_replaced WHERE ${column.column} IS DISTINCT FROM ${norm('$1')}`,
+      `SELECT coalesce(sum(${replaced.count}), 0) AS count FROM ${replaced.name}
+       WHERE ${column.column} IS DISTINCT FROM ${norm('$1')}`,
       [shared.value],
     )
     const otherCount = Number(others?.count ?? 0)
