@@ -1,6 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely'
 import type { Tables } from '../db/tables.js'
-import { messageText } from '../domain/messages.js'
+import { message } from '../domain/messages.js'
 import { invalidField } from '../http/problem.js'
 import { dataVersionSql, readDataVersion, searchReads } from './catalog-state.js'
 import { facetFields } from './facets.js'
@@ -204,7 +204,7 @@ export async function suggest(
   if (!field || !column) {
     throw invalidField(
       'field',
-      messageText(request.byPriceList ? 'validation.notEntryTextField' : 'validation.notTextField', {
+      message(request.byPriceList ? 'validation.notEntryTextField' : 'validation.notTextField', {
         field: request.field,
         kind: kind.path,
         allowed: suggestableFields(kind, request.byPriceList).join(', '),
@@ -212,7 +212,7 @@ export async function suggest(
     )
   }
   const query = suggestionText(request.q)
-  if (query === '') throw invalidField('q', messageText('validation.blank'))
+  if (query === '') throw invalidField('q', message('validation.blank'))
   const limit = Math.min(request.limit ?? MAX_SUGGESTIONS, MAX_SUGGESTIONS)
   const indexed = await index?.suggestions(kind, field, request.byPriceList, query, limit)
   if (indexed) return indexed

@@ -6,7 +6,7 @@ import { copyText } from '../db/copy-text.js'
 import type { Database, RawClient } from '../db/database.js'
 import { createIndexes, dropSecondaryIndexes } from '../db/indexes.js'
 import { compareDecimals, decimalKey } from '../domain/decimal.js'
-import { messageText } from '../domain/messages.js'
+import { type Message, message, render, type Text } from '../domain/messages.js'
 import { type CsvRecord, type CsvSource, openCsv } from './csv-records.js'
 import {
   columnHeader,
@@ -39,7 +39,8 @@ export interface ImportProblem {
    * names; a missing column in the language of the rest of the header), or null for the whole row.
    */
   readonly column: string | null
-  readonly message: string
+  /** Put into words by whoever reports it: the command line in English, the API in the request's language. */
+  readonly message: Text
 }
 
 export interface ImportResult {
@@ -123,14 +124,13 @@ export class ReplaceNotConfirmed extends Error {
     readonly column: string,
     readonly value: string,
     readonly otherCount: number,
+    readonly detail = message(column === 'brand' ? 'import.replaceByBrand' : 'import.replaceByManufacturer', {
+      value,
+      count: deleteCount,
+      other: otherCount,
+    }),
   ) {
-    super(
-      messageText(column === 'brand' ? 'import.replaceByBrand' : 'import.replaceByManufacturer', {
-        value,
-        count: deleteCount,
-        other: otherCount,
-      }),
-    )
+    super(render(detail))
   }
 }
 
@@ -145,12 +145,11 @@ export class ConflictsFound extends Error {
   constructor(
     readonly count: number,
     readonly expected?: number,
+    readonly detail = expected === undefined
+      ? message('import.conflicts', { count })
+      : message('import.conflictsChanged', { count, expected }),
   ) {
-    super(
-      expected === undefined
-        ? messageText('import.conflicts', { count })
-        : messageText('import.conflictsChanged', { count, expected }),
-    )
+    super(render(detail))
   }
 }
 
@@ -274,7 +273,7 @@ export async function importCsv(
   const first: CsvRecord[] = opening.done ? [] : opening.value.slice(1)
   fileProblems()
   if (!header) {
-    if (problems.count === 0) problems.add({ line: 1, column: null, message: messageText('import.fileEmpty') })
+    if (problems.count === 0) problems.add({ line: 1, column: null, message: message('import.fileEmpty') })
     await input.close()
     return empty()
   }
@@ -342,8 +341,7 @@ export async function importCsv(
       if (text) yield text
     }
     fileProblems()
-    if (rows === 0 && problems.count === 0)
-      problems.add({ line: 2, column: null, message: messageText('import.noRows') })
+    if (rows === 0 && problems.count === 0) problems.add({ line: 2, column: null, message: message('import.noRows') })
     options.onProgress?.({ rows, bytes: input.bytes() })
   }
 
@@ -485,8 +483,8 @@ export async function importCsv(
               column: table === 'goods' ? (headers[columns.findIndex((c) => c.name === 'barcode')] ?? null) : null,
               message:
                 table === 'goods'
-                  ? messageText('import.barcodeInNomenclature', { id: conflict.id })
-                  : messageText('import.keysInPriceList', { id: conflict.id }),
+                  ? message('import.barcodeInNomenclature', { id: conflict.id })
+                  : message('import.keysInPriceList', { id: conflict.id }),
             })
           }
           if (problems.count > 0) throw new Rollback()
@@ -536,7 +534,7 @@ export async function importCsv(
       problems.add({
         line: 0,
         column: null,
-        message: messageText('import.databaseRejected', { reason: (error as Error).message }),
+        message: message('import.databaseRejected', { reason: (error as Error).message }),
       })
       return empty(rows)
     }
@@ -601,14 +599,14 @@ function mapHeader(
       problems.add({
         line: header.line,
         column: name,
-        message: messageText('import.unknownColumn', {
+        message: message('import.unknownColumn', {
           columns: columns.map((column) => columnHeader(column, 'en')).join(', '),
           russian: columns.map((column) => columnHeader(column, 'ru')).join(', '),
         }),
       })
       mapping.push(null)
     } else if (seen.has(index)) {
-      problems.add({ line: header.line, column: name, message: messageText('import.columnTwice') })
+      problems.add({ line: header.line, column: name, message: message('import.columnTwice') })
       mapping.push(null)
     } else {
       seen.add(index)
@@ -620,7 +618,7 @@ function mapHeader(
   const headers = columns.map((column, index) => own.get(index) ?? columnHeader(column, russian ? 'ru' : 'en'))
   columns.forEach((column, index) => {
     if (column.required && !seen.has(index)) {
-      problems.add({ line: header.line, column: headers[index] ?? null, message: messageText('import.columnMissing') })
+      problems.add({ line: header.line, column: headers[index] ?? null, message: message('import.columnMissing') })
     }
   })
   return problems.count > before ? null : { mapping, headers }
@@ -643,7 +641,7 @@ function checkRecord(
     problems.add({
       line: record.line,
       column: null,
-      message: messageText('import.fieldCount', { count: record.fields.length, header: mapping.length }),
+      message: message('import.fieldCount', { count: record.fields.length, header: mapping.length }),
     })
     return null
   }
@@ -671,7 +669,7 @@ function checkRecord(
       problems.add({
         line: record.line,
         column: headers[index] ?? column.name,
-        message: messageText('import.exceeds', { other: headers[toIndex] ?? '', from, to }),
+        message: message('import.exceeds', { other: headers[toIndex] ?? '', from, to }),
       })
       valid = false
     }
@@ -679,8 +677,8 @@ function checkRecord(
   return valid ? values : null
 }
 
-function duplicateMessage(table: TransferTable, firstLine: number): string {
-  return messageText(table === 'goods' ? 'import.duplicateBarcode' : 'import.duplicateKeys', { line: firstLine })
+function duplicateMessage(table: TransferTable, firstLine: number): Message {
+  return message(table === 'goods' ? 'import.duplicateBarcode' : 'import.duplicateKeys', { line: firstLine })
 }
 
 /**
