@@ -6,6 +6,7 @@ import {
   type MessageKey,
   type MessageValues,
   message,
+  messageOf,
   messageText,
   negotiateLanguage,
   placeholdersOf,
@@ -30,7 +31,7 @@ test('Accept-Language picks ru or en by weight, regions counted as their languag
 })
 
 test('the catalogue words counts in each language and keeps words not in it in English', () => {
-  const ru = (key: MessageKey, values: MessageValues = {}) => render(message(key, values), 'ru')
+  const ru = (key: MessageKey, values: MessageValues = {}) => render(messageOf(key, values), 'ru')
   assert.equal(ru('import.problems', { count: 1 }), 'В файле 1 ошибка; ничего не записано')
   assert.equal(ru('import.problems', { count: 3 }), 'В файле 3 ошибки; ничего не записано')
   assert.equal(
@@ -45,11 +46,13 @@ test('the catalogue words counts in each language and keeps words not in it in E
   assert.equal(render(message('validation.required'), 'en'), 'is required')
 })
 
-test('a message is its key and values, plain data: a value it names but is not given is refused where it is made', () => {
+test('a message is its key and values, plain data: a value it names but is not given is refused where it is made (by type, and when the key is known only at run time)', () => {
   const made = message('entry.notFound', { id: 7 })
   assert.deepEqual(structuredClone(made), { key: 'entry.notFound', values: { id: 7 } })
   assert.equal(render(structuredClone(made), 'ru'), 'Нет позиции прайс-листа оправ с id 7')
-  assert.throws(() => message('entry.notFound'), /message value id is missing/)
+  assert.throws(() => messageOf('entry.notFound'), /message value id is missing/)
+  // @ts-expect-error: the key's values are typed, and entry.notFound takes an id
+  assert.throws(() => message('entry.notFound', { count: 1 }), /message value id is missing/)
 })
 
 test('the Russian and English catalogues have the same keys, and each key the same values in both', () => {
@@ -67,7 +70,7 @@ test('every message comes out in both languages with its values, and nothing lef
     )
     for (const match of english.matchAll(/\{(\w+)\|/g)) values[match[1] ?? ''] = 5
     for (const language of ['en', 'ru'] as const) {
-      const words = render(message(key, values), language)
+      const words = render(messageOf(key, values), language)
       assert.doesNotMatch(words, /\{\w+(\|[^}]*)?\}/, `${key} (${language})`)
       for (const value of Object.values(values)) {
         if (typeof value === 'string') assert.ok(words.includes(value), `${key} (${language}) shows ${value}`)

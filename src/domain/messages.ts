@@ -464,8 +464,30 @@ const placeholder = /\{(\w+)(?:\|([^}]*))?\}/g
 
 const valueNames = new Map<MessageKey, readonly string[]>()
 
-/** A message of the catalogue with its values; a value its English template names but not given throws here. */
+/** The names of a template's values: `{id}` and `{count|entry|entries}` name `id` and `count`. */
+type ValueNames<T extends string> = T extends `${string}{${infer Inner}}${infer Rest}`
+  ? (Inner extends `${infer Name}|${string}` ? Name : Inner) | ValueNames<Rest>
+  : never
+
+/** The values a key's message takes, by name, as its English template names them (the Russian names the same). */
+export type ValuesOf<K extends MessageKey> = { readonly [Name in ValueNames<(typeof en)[K]>]: MessageValue }
+
+/**
+ * A message of the catalogue with its values, typed by its key; a value the template names but not given (a key
+ * known only when the code runs) throws here.
+ */
+export function message<K extends MessageKey>(
+  key: K,
+  ...[values]: ValueNames<(typeof en)[K]> extends never
+    ? [values?: MessageValues]
+    : [values: ValuesOf<K> & MessageValues]
+): Message
 export function message(key: MessageKey, values: MessageValues = {}): Message {
+  return messageOf(key, values)
+}
+
+/** A message whose key is known only when the code runs (one of several, by a keyword): its values unchecked by type. */
+export function messageOf(key: MessageKey, values: MessageValues = {}): Message {
   let names = valueNames.get(key)
   if (!names) {
     names = placeholdersOf(en[key])
@@ -499,7 +521,7 @@ export function render(text: Text, language: Language = 'en'): string {
 
 /** The message of a key with its values in words, in the language (English unless said): for logs and the terminal. */
 export function messageText(key: MessageKey, values: MessageValues = {}, language: Language = 'en'): string {
-  return render(message(key, values), language)
+  return render(messageOf(key, values), language)
 }
 
 function fill(template: string, values: MessageValues, language: Language): string {

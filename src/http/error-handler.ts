@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'
 import { isDatabaseUnavailable } from '../db/database-errors.js'
-import { type MessageKey, message } from '../domain/messages.js'
+import { type MessageKey, message, messageOf } from '../domain/messages.js'
 import { type AjvError, fieldErrors } from './field-errors.js'
 import { bodyTypesOf, mediaTypeDetail } from './media-types.js'
 import { listFieldErrors, ProblemError, pathOf, problemBody, sendProblem, unsupportedMediaType } from './problem.js'
@@ -52,7 +52,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
       const context = error.validationContext ?? 'request'
       const detail =
         errors.length > 0
-          ? message(invalidContext[context] ?? 'validation.invalidRequest', { errors: listFieldErrors(errors) })
+          ? messageOf(invalidContext[context] ?? 'validation.invalidRequest', { errors: listFieldErrors(errors) })
           : message('validation.invalid', { where: context })
       return sendProblem(reply, request, 400, detail, { errors })
     }
@@ -66,7 +66,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
       return sendProblem(reply, request, 413, message('request.bodyTooLarge', { limit }))
     }
     if (code.startsWith('FST_ERR_CTP_') || error instanceof SyntaxError) {
-      return sendProblem(reply, request, 400, message(bodyErrorDetails[code] ?? 'request.notJson'), {
+      return sendProblem(reply, request, 400, messageOf(bodyErrorDetails[code] ?? 'request.notJson'), {
         code: 'malformed-body',
       })
     }

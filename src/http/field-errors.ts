@@ -1,4 +1,4 @@
-import { type MessageKey, message, type Text } from '../domain/messages.js'
+import { type MessageKey, message, messageOf, type Text } from '../domain/messages.js'
 import type { FieldError } from './problem.js'
 
 /*
@@ -65,7 +65,7 @@ export function fieldErrors(validation: readonly AjvError[]): FieldError[] {
       const single = expected.includes('number') ? 'number' : expected.length === 1 ? expected[0] : undefined
       text =
         single && typeMessages.has(`validation.${single}`)
-          ? message(`validation.${single}` as MessageKey)
+          ? messageOf(`validation.${single}` as MessageKey)
           : message('validation.type', { type: expected.join(' or ') || 'value' })
     } else if (error.keyword === 'pattern' && error.params.pattern && String(error.params.pattern).includes('\\d')) {
       text = message('validation.number')
@@ -74,7 +74,7 @@ export function fieldErrors(validation: readonly AjvError[]): FieldError[] {
       text = message('validation.oneOf', { allowed: allowed.map(String).join(', ') })
     } else if (error.keyword in limitMessages) {
       const limit = String(error.params.limit)
-      text = message(limitMessages[error.keyword] as MessageKey, { limit, min: limit, max: limit, bound: limit })
+      text = messageOf(limitMessages[error.keyword] as MessageKey, { limit, min: limit, max: limit, bound: limit })
     } else if (error.keyword === 'additionalProperties') {
       text = message('validation.additionalProperty', { property: String(error.params.additionalProperty) })
     } else if (error.keyword === 'anyOf') {
