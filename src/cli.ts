@@ -13,6 +13,7 @@ import { DataDirBusyError, type DataDirLock, lockDataDir } from './db/embedded/d
 import { migrateToLatest } from './db/migrate.js'
 import { waitForDatabase } from './db/server/wait-for-database.js'
 import { CatalogueNotEmptyError, DEMO_SEED, seedCatalogue } from './demo/demo-catalogue.js'
+import { render } from './domain/messages.js'
 import { GlassPriceConflicts, importGlassPrices, isGlassPriceList } from './glass-prices/glass-price-import.js'
 import {
   describeLookAlikeKeyReport,
@@ -371,7 +372,9 @@ const commands: Record<string, Command> = {
     if (result.problemCount > 0) {
       for (const problem of result.problems) {
         const where = problem.line > 0 ? `line ${problem.line}` : 'file'
-        io.stderr.write(`${file}: ${where}${problem.column ? `, column ${problem.column}` : ''}: ${problem.message}\n`)
+        io.stderr.write(
+          `${file}: ${where}${problem.column ? `, column ${problem.column}` : ''}: ${render(problem.message)}\n`,
+        )
       }
       if (result.problemCount > result.problems.length) {
         io.stderr.write(`… and ${result.problemCount - result.problems.length} more problems\n`)

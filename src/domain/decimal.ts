@@ -4,7 +4,7 @@
  * this module is canonical decimal text for a `::numeric` parameter.
  */
 
-import { messageText } from './messages.js'
+import { type Message, message } from './messages.js'
 
 /** A decimal as its digits: `integer` without leading zeros ("0" for none), `fraction` without trailing zeros. */
 export interface DecimalValue {
@@ -78,27 +78,27 @@ export interface DecimalRule {
  * Checks a decimal input against a rule; returns the value, or the message saying what is wrong with it
  * (for a `{field, message}` validation error).
  */
-export function checkDecimal(input: number | string, rule: DecimalRule): DecimalValue | string {
+export function checkDecimal(input: number | string, rule: DecimalRule): DecimalValue | Message {
   const value = parseDecimal(input)
-  if (!value) return messageText('validation.number')
+  if (!value) return message('validation.number')
   if (rule.scale !== undefined && value.fraction.length > rule.scale) {
     return rule.scale === 0
-      ? messageText('validation.wholeNumber')
-      : messageText('validation.decimalPlaces', { scale: rule.scale })
+      ? message('validation.wholeNumber')
+      : message('validation.decimalPlaces', { scale: rule.scale })
   }
   const bound = (text: string) => parseDecimal(text)!
   if (rule.above !== undefined && compareDecimal(value, bound(rule.above)) <= 0) {
-    return messageText('validation.greaterThan', { bound: rule.above })
+    return message('validation.greaterThan', { bound: rule.above })
   }
   if (rule.min !== undefined && compareDecimal(value, bound(rule.min)) < 0) {
     return rule.max === undefined
-      ? messageText('validation.atLeast', { min: rule.min })
-      : messageText('validation.between', { min: rule.min, max: rule.max })
+      ? message('validation.atLeast', { min: rule.min })
+      : message('validation.between', { min: rule.min, max: rule.max })
   }
   if (rule.max !== undefined && compareDecimal(value, bound(rule.max)) > 0) {
     return rule.min === undefined
-      ? messageText('validation.atMost', { max: rule.max })
-      : messageText('validation.between', { min: rule.min, max: rule.max })
+      ? message('validation.atMost', { max: rule.max })
+      : message('validation.between', { min: rule.min, max: rule.max })
   }
   return value
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { canonicalText, hasLoneSurrogate, keyTextProblem } from './key-text.js'
+import { render } from './messages.js'
 
 /* The one form of keys (no database: the SQL twin is checked in look-alike-keys.test.ts on both databases). */
 
@@ -22,10 +23,10 @@ test('canonicalText is idempotent and leaves ASCII as it is, untrimmed', () => {
 })
 
 test('keyTextProblem refuses bidi controls, U+FFFD and unpaired surrogates, and nothing else', () => {
-  assert.match(keyTextProblem('RB\u202E4512') ?? '', /bidirectional/)
-  assert.match(keyTextProblem('\u2066x\u2069') ?? '', /bidirectional/)
-  assert.match(keyTextProblem('CA \uFFFD') ?? '', /UTF-8/)
-  assert.match(keyTextProblem('CA \uD800') ?? '', /unpaired surrogate/)
+  assert.match(render(keyTextProblem('RB\u202E4512') ?? ''), /bidirectional/)
+  assert.match(render(keyTextProblem('\u2066x\u2069') ?? ''), /bidirectional/)
+  assert.match(render(keyTextProblem('CA \uFFFD') ?? ''), /UTF-8/)
+  assert.match(render(keyTextProblem('CA \uD800') ?? ''), /unpaired surrogate/)
   assert.equal(keyTextProblem('Ёлка 😎 Café'), undefined)
   assert.equal(keyTextProblem('plain'), undefined)
 })

@@ -23,7 +23,7 @@
  * 0007-look-alike-keys did for the form without NFKC and scripts).
  */
 
-import { messageText } from './messages.js'
+import { type Message, message } from './messages.js'
 
 const invisible = /[\u00ad\u061c\u180e\u200b-\u200f\u2060-\u2064\ufeff]/g
 const noBreakSpaces = /[\u00a0\u2007\u202f]/g
@@ -87,12 +87,12 @@ export function hasLoneSurrogate(value: string): boolean {
  * Why a key's text cannot be stored (after {@link canonicalText}), or undefined when it can. The message follows
  * the field's name: `model must not contain …`.
  */
-export function keyTextProblem(value: string): string | undefined {
+export function keyTextProblem(value: string): Message | undefined {
   if (isAscii(value)) return undefined
-  if (loneSurrogate.test(value)) return messageText('validation.loneSurrogate')
-  if (value.includes('\ufffd')) return messageText('validation.replacementCharacter')
+  if (loneSurrogate.test(value)) return message('validation.loneSurrogate')
+  if (value.includes('\ufffd')) return message('validation.replacementCharacter')
   if (bidiControls.test(value)) {
-    return messageText('validation.bidiControls')
+    return message('validation.bidiControls')
   }
   return undefined
 }

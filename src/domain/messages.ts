@@ -1,10 +1,9 @@
 /*
  * Every text a client or a price manager reads (problem details, the import's problems, the dry run's reasons)
- * in English and Russian, by key: the code names a message and its values (`messageText('entry.notFound', { id })`),
- * never writes its words. A message is rendered in English where it is made, so logs, the command line and the
- * tests read it as it is; the problem handler renders the client's language (`Accept-Language`, else
- * `MESSAGES_LANGUAGE`) by matching the English against the English templates and filling the Russian one with
- * the same values. A message not in the catalogue (a library's own words) stays English.
+ * in English and Russian, by key: the code names a message and its values (`message('entry.notFound', { id })`),
+ * never writes its words. What is raised carries the message as it is, and it is put into words once, at the
+ * edge: the problem handler in the client's language (`Accept-Language`, else `MESSAGES_LANGUAGE`), the command
+ * line and the logs in English (`messageText`). A text not in the catalogue (a library's own words) stays English.
  *
  * Templates: `{name}` is a value; `{name|form|form…}` is the form of a word for the number `name` (English: one,
  * other; Russian: one, few, many). Both languages have the same keys and the same values per key
@@ -440,29 +439,97 @@ const ru: Readonly<Record<MessageKey, string>> = {
   'actuator.noLogger': 'Нет логгера {name}',
 }
 
-/** The catalogues by language (for tests and tools; code renders through {@link text} and {@link translate}). */
+/** The catalogues by language (for tests and tools; code renders through {@link render}). */
 export const catalogues: Readonly<Record<Language, Readonly<Record<MessageKey, string>>>> = { en, ru }
 
-export type MessageValues = Readonly<Record<string, string | number>>
-
 /**
- * Values whose text is itself a message (`message`), or a list of `field message` pairs joined by `; `
- * (`errors`, `reason`): translated too, so a detail that quotes field errors reads in one language.
+ * A message not yet in words: its key and its values. Errors, an import's problems and a dry run's reasons carry
+ * it as it is (it is plain data, so it crosses to and from the index thread), and the edge renders it once: the
+ * problem handler in the request's language, the command line and the logs in English.
  */
-const nestedValues = new Set(['message', 'errors', 'reason'])
+export interface Message {
+  readonly key: MessageKey
+  readonly values: MessageValues
+}
+
+/** What a text shows: a message, a library's own words (English, kept as they are), or a run of texts in a row. */
+export type Text = string | Message | readonly Text[]
+
+/** A value of a message: a number, a word, or a text rendered in the same language (a field's message…). */
+export type MessageValue = number | Text
+
+export type MessageValues = Readonly<Record<string, MessageValue>>
 
 const placeholder = /\{(\w+)(?:\|([^}]*))?\}/g
 
-/** The message of a key with its values, in the language (English unless said). */
+const valueNames = new Map<MessageKey, readonly string[]>()
+
+/** The names of a template's values: `{id}` and `{count|entry|entries}` name `id` and `count`. */
+type ValueNames<T extends string> = T extends `${string}{${infer Inner}}${infer Rest}`
+  ? (Inner extends `${infer Name}|${string}` ? Name : Inner) | ValueNames<Rest>
+  : never
+
+/** The values a key's message takes, by name, as its English template names them (the Russian names the same). */
+export type ValuesOf<K extends MessageKey> = { readonly [Name in ValueNames<(typeof en)[K]>]: MessageValue }
+
+/**
+ * A message of the catalogue with its values, typed by its key; a value the template names but not given (a key
+ * known only when the code runs) throws here.
+ */
+export function message<K extends MessageKey>(
+  key: K,
+  ...[values]: ValueNames<(typeof en)[K]> extends never
+    ? [values?: MessageValues]
+    : [values: ValuesOf<K> & MessageValues]
+): Message
+export function message(key: MessageKey, values: MessageValues = {}): Message {
+  return messageOf(key, values)
+}
+
+/** A message whose key is known only when the code runs (one of several, by a keyword): its values unchecked by type. */
+export function messageOf(key: MessageKey, values: MessageValues = {}): Message {
+  let names = valueNames.get(key)
+  if (!names) {
+    names = placeholdersOf(en[key])
+    valueNames.set(key, names)
+  }
+  for (const name of names) if (values[name] === undefined) throw new Error(`message value ${name} is missing`)
+  return { key, values }
+}
+
+/** Whether a value (a text, or what a check returns) is one message. */
+export function isMessage(value: unknown): value is Message {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && 'key' in value && 'values' in value
+}
+
+/** The key of a text that is one message, else undefined. */
+export function keyOf(text: Text): MessageKey | undefined {
+  return isMessage(text) ? text.key : undefined
+}
+
+/** Texts one after the other with a separator between them (`field message; field message`). */
+export function joinTexts(texts: readonly Text[], separator: string): Text {
+  return texts.flatMap((text, index) => (index === 0 ? [text] : [separator, text]))
+}
+
+/** A text in words, in the language (English unless said). */
+export function render(text: Text, language: Language = 'en'): string {
+  if (typeof text === 'string') return text
+  if (isMessage(text)) return fill(catalogues[language][text.key], text.values, language)
+  return (text as readonly Text[]).map((part) => render(part, language)).join('')
+}
+
+/** The message of a key with its values in words, in the language (English unless said): for logs and the terminal. */
 export function messageText(key: MessageKey, values: MessageValues = {}, language: Language = 'en'): string {
-  return fill(catalogues[language][key], values, language)
+  return render(messageOf(key, values), language)
 }
 
 function fill(template: string, values: MessageValues, language: Language): string {
   return template.replace(placeholder, (_whole, name: string, forms: string | undefined) => {
     const value = values[name]
     if (value === undefined) throw new Error(`message value ${name} is missing`)
-    return forms === undefined ? String(value) : pluralForm(Number(value), forms.split('|'), language)
+    const words = typeof value === 'number' ? String(value) : render(value, language)
+    return forms === undefined ? words : pluralForm(Number(words), forms.split('|'), language)
   })
 }
 
@@ -483,85 +550,8 @@ export function placeholdersOf(template: string): string[] {
   return [...new Set([...template.matchAll(placeholder)].map((match) => match[1] ?? ''))].sort()
 }
 
-interface Matcher {
-  readonly key: MessageKey
-  readonly pattern: RegExp
-  readonly names: readonly string[]
-}
-
-/**
- * The English templates as anchored patterns, the most specific (the most literal text) first, so that
- * `must be a number (got '…'); the decimal separator …` is not read as `must be a number (got '{value}')`.
- */
-const matchers: readonly Matcher[] = /* @__PURE__ */ (Object.entries(en) as [MessageKey, string][])
-  .map(([key, template]) => {
-    const names: string[] = []
-    let source = ''
-    let literal = 0
-    let last = 0
-    for (const match of template.matchAll(placeholder)) {
-      const before = template.slice(last, match.index)
-      source += escapePattern(before)
-      literal += before.length
-      if (match[2] === undefined) {
-        names.push(match[1] ?? '')
-        source += '([\\s\\S]*?)'
-      } else {
-        source += `(?:${match[2].split('|').map(escapePattern).join('|')})`
-      }
-      last = match.index + match[0].length
-    }
-    source += escapePattern(template.slice(last))
-    literal += template.length - last
-    return { key, pattern: new RegExp(`^${source}$`), names, literal }
-  })
-  .sort((a, b) => b.literal - a.literal)
-
-function escapePattern(literal: string): string {
-  return literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-}
-
-/** The key and values of an English message the catalogue knows, else undefined. */
-function parseMessage(message: string): { key: MessageKey; values: Record<string, string> } | undefined {
-  for (const { key, pattern, names } of matchers) {
-    const match = pattern.exec(message)
-    if (!match) continue
-    const values: Record<string, string> = {}
-    names.forEach((name, index) => {
-      if (values[name] === undefined) values[name] = match[index + 1] ?? ''
-    })
-    return { key, values }
-  }
-  return undefined
-}
-
-/** An English message in the language: the catalogue's text for a message it knows, else the English as it is. */
-export function translate(message: string, language: Language): string {
-  if (language === 'en') return message
-  const parsed = parseMessage(message)
-  if (!parsed) return message
-  const values: Record<string, string> = {}
-  for (const [name, value] of Object.entries(parsed.values)) {
-    values[name] = nestedValues.has(name) ? translateList(value, language) : value
-  }
-  return messageText(parsed.key, values, language)
-}
-
-/** A message, or `field message` pairs joined by `; `, in the language. */
-function translateList(value: string, language: Language): string {
-  const whole = translate(value, language)
-  if (whole !== value || !value.includes(' ')) return whole
-  return value
-    .split('; ')
-    .map((pair) => {
-      const space = pair.indexOf(' ')
-      return space === -1 ? pair : `${pair.slice(0, space)} ${translate(pair.slice(space + 1), language)}`
-    })
-    .join('; ')
-}
-
 /** The status's title in the language; an unlisted status keeps the English reason phrase. */
-export function translateTitle(status: number, english: string, language: Language): string {
+export function titleText(status: number, english: string, language: Language): string {
   const key = `title.${status}` as MessageKey
   return key in en ? messageText(key, {}, language) : english
 }

@@ -3,7 +3,7 @@ import type { Tables } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
 import { checkDecimal, compareDecimal, type DecimalValue } from '../domain/decimal.js'
 import { MAX_PRICE } from '../domain/limits.js'
-import { messageText } from '../domain/messages.js'
+import { isMessage, type Message, message } from '../domain/messages.js'
 import { badRequest, conflict, type FieldError, invalidField, listFieldErrors, unprocessable } from '../http/problem.js'
 import { type GlassPriceFilter, glassPriceFilterConditions, glassPriceWhereSql } from './glass-price-filter.js'
 import {
@@ -81,7 +81,7 @@ export function futureEffectiveAt(
 ): string | undefined {
   if (text === null || text === undefined || text.trim() === '') return undefined
   const at = parseEffectiveAt(text)
-  if (!at) throw invalidField(field, messageText('bulk.dateTime'))
+  if (!at) throw invalidField(field, message('bulk.dateTime'))
   return at.getTime() > now.getTime() ? at.toISOString() : undefined
 }
 
@@ -92,7 +92,7 @@ export function validateBulkChange(body: BulkChangeBody, now = new Date()): Bulk
     const value = body[field] as number | string | null | undefined
     if (value === null || value === undefined) return undefined
     const checked = checkDecimal(value, rule)
-    if (typeof checked === 'string') {
+    if (isMessage(checked)) {
       errors.push({ field, message: checked })
       return undefined
     }
@@ -101,41 +101,41 @@ export function validateBulkChange(body: BulkChangeBody, now = new Date()): Bulk
   const priceFrom = decimal('priceFrom', { min: '0' })
   const priceTo = decimal('priceTo', { min: '0' })
   if (priceFrom && priceTo && compareDecimal(priceFrom, priceTo) > 0) {
-    errors.push({ field: 'priceFrom', message: messageText('validation.notGreaterThan', { other: 'priceTo' }) })
+    errors.push({ field: 'priceFrom', message: message('validation.notGreaterThan', { other: 'priceTo' }) })
   }
   // A multiplier beyond 1000 or finer than a millionth is a typo, not a price policy.
   const coefficient = decimal('coefficient', { above: '0', max: '1000', scale: 6 })
   // The same bounds as a percentage: 1 + percent/100 is in (0, 1000], with at most 6 decimals.
   const percent = decimal('percent', { above: '-100', max: '99900', scale: 4 })
   if (coefficient && percent) {
-    errors.push({ field: 'percent', message: messageText('bulk.percentOrCoefficient') })
+    errors.push({ field: 'percent', message: message('bulk.percentOrCoefficient') })
   }
   const difference = decimal('difference', { min: `-${MAX_PRICE}`, max: MAX_PRICE, scale: 2 })
 
   let round: Rounding | undefined
   if (body.round === null || body.round === undefined) {
-    errors.push({ field: 'round', message: messageText('bulk.roundRequired', { allowed: allowedRoundings }) })
+    errors.push({ field: 'round', message: message('bulk.roundRequired', { allowed: allowedRoundings }) })
   } else {
     round = (ROUNDINGS as readonly string[]).includes(body.round)
       ? (body.round as Rounding)
       : roundingAliases[body.round]
-    if (!round) errors.push({ field: 'round', message: messageText('bulk.roundOneOf', { allowed: allowedRoundings }) })
+    if (!round) errors.push({ field: 'round', message: message('bulk.roundOneOf', { allowed: allowedRoundings }) })
   }
   const direction = body.direction?.trim().toUpperCase() || 'NEAREST'
   if (!(ROUNDING_DIRECTIONS as readonly string[]).includes(direction)) {
     errors.push({
       field: 'direction',
-      message: messageText('validation.oneOf', { allowed: ROUNDING_DIRECTIONS.join(', ') }),
+      message: message('validation.oneOf', { allowed: ROUNDING_DIRECTIONS.join(', ') }),
     })
   }
   let effectiveAt: Date | undefined
   if (body.effectiveAt !== null && body.effectiveAt !== undefined && body.effectiveAt.trim() !== '') {
     effectiveAt = parseEffectiveAt(body.effectiveAt)
-    if (!effectiveAt) errors.push({ field: 'effectiveAt', message: messageText('bulk.dateTime') })
+    if (!effectiveAt) errors.push({ field: 'effectiveAt', message: message('bulk.dateTime') })
   }
 
   if (errors.length > 0 || !round) {
-    throw badRequest(messageText('validation.invalidBulkChange', { errors: listFieldErrors(errors) }), errors)
+    throw badRequest(message('validation.invalidBulkChange', { errors: listFieldErrors(errors) }), errors)
   }
   const text = (value: DecimalValue | undefined) => value?.text
   const rule: BulkChangeRule = {
@@ -291,6 +291,11 @@ async function selectionTotals(db: Kysely<Tables>, parts: RuleSql, rule: BulkCha
 const PREVIEW_ROWS = 100
 const REJECTED_ROWS = 20
 
+/** A preview as computed: its reasons' messages are put into words where it is answered, in the request's language. */
+export type BulkChangePreviewOf = Omit<BulkChangePreview, 'reasons'> & {
+  readonly reasons: { readonly code: BulkChangePreview['reasons'][number]['code']; readonly message: Message }[]
+}
+
 /**
  * What the change would do, computed exactly as {@link applyBulkPriceChange} does; writes and locks nothing.
  * `wouldApply` is false, with the reasons, when the real call would be refused or would change nothing.
@@ -299,23 +304,23 @@ export async function previewBulkPriceChange(
   db: Kysely<Tables>,
   filter: GlassPriceFilter,
   rule: BulkChangeRule,
-): Promise<BulkChangePreview> {
+): Promise<BulkChangePreviewOf> {
   const parts = ruleSql(filter, rule)
   const counts = await countSelection(db, parts)
   const field = priceColumn[rule.priceTypeChange]
-  const reasons: BulkChangePreview['reasons'] = []
+  const reasons: BulkChangePreviewOf['reasons'] = []
   if (counts.rejectedCount > 0) {
     reasons.push({
       code: 'bulk-change-rejected',
-      message: messageText('bulk.wouldBeRefused', { count: counts.rejectedCount, field, max: MAX_PRICE }),
+      message: message('bulk.wouldBeRefused', { count: counts.rejectedCount, field, max: MAX_PRICE }),
     })
   }
   if (counts.selectedCount === 0) {
-    reasons.push({ code: 'nothing-selected', message: messageText('bulk.nothingSelected') })
+    reasons.push({ code: 'nothing-selected', message: message('bulk.nothingSelected') })
   } else if (counts.changedCount === 0) {
     reasons.push({
       code: 'nothing-changes',
-      message: messageText('bulk.nothingChanges', { field }),
+      message: message('bulk.nothingChanges', { field }),
     })
   }
   return {
@@ -366,14 +371,14 @@ export async function applyBulkPriceChange(
       throw unprocessable(
         'bulk-change-rejected',
         counts.rejectedCount > entries.length
-          ? messageText('bulk.rejectedMore', {
+          ? message('bulk.rejectedMore', {
               count: counts.rejectedCount,
               field,
               max: MAX_PRICE,
               entries: named,
               more: counts.rejectedCount - entries.length,
             })
-          : messageText('bulk.rejected', { count: counts.rejectedCount, field, max: MAX_PRICE, entries: named }),
+          : message('bulk.rejected', { count: counts.rejectedCount, field, max: MAX_PRICE, entries: named }),
         {
           rejectedCount: counts.rejectedCount,
           entries: entries.map(({ oldValue: _old, ...row }) => row),
@@ -414,7 +419,7 @@ export async function applyBulkPriceChange(
     const changed = Number(rows[0]?.changed ?? 0)
     // The table is locked, so nothing can make a difference since the count; should it, start over.
     if (changed !== counts.changedCount) {
-      throw conflict('changed-during-bulk-change', messageText('bulk.changedMeanwhile'))
+      throw conflict('changed-during-bulk-change', message('bulk.changedMeanwhile'))
     }
     reportJobProgress('writing', changed, counts.changedCount)
     await finishChange(trx, batch, changed)

@@ -2,7 +2,7 @@ import { type RawBuilder, type SqlBool, sql } from 'kysely'
 import { textMatchSql } from '../catalog/search/search-query.js'
 import { compareDecimal, type DecimalValue, parseDecimal } from '../domain/decimal.js'
 import { canonicalText } from '../domain/key-text.js'
-import { messageText } from '../domain/messages.js'
+import { message } from '../domain/messages.js'
 import { badRequest, type FieldError, listFieldErrors } from '../http/problem.js'
 
 /*
@@ -57,7 +57,7 @@ export function parseGlassPriceFilter(query: Readonly<Record<string, unknown>>):
     if (value === undefined || value === null || String(value).trim() === '') continue
     const parsed = typeof value === 'number' || typeof value === 'string' ? parseDecimal(value) : undefined
     if (!parsed) {
-      errors.push({ field: name, message: messageText('validation.number') })
+      errors.push({ field: name, message: message('validation.number') })
       continue
     }
     decimals[name] = parsed
@@ -67,11 +67,11 @@ export function parseGlassPriceFilter(query: Readonly<Record<string, unknown>>):
     const low = decimals[from]
     const high = decimals[to]
     if (low && high && compareDecimal(low, high) > 0) {
-      errors.push({ field: from, message: messageText('validation.notGreaterThan', { other: to }) })
+      errors.push({ field: from, message: message('validation.notGreaterThan', { other: to }) })
     }
   }
   if (errors.length > 0) {
-    throw badRequest(messageText('validation.invalidFilters', { errors: listFieldErrors(errors) }), errors)
+    throw badRequest(message('validation.invalidFilters', { errors: listFieldErrors(errors) }), errors)
   }
   return exact.length > 0 ? { ...filter, exact } : filter
 }
@@ -89,7 +89,7 @@ function readExact(value: unknown, errors: FieldError[]): GlassPriceTextFilter[]
   if (unknown.length > 0) {
     errors.push({
       field: 'exact',
-      message: messageText('validation.unknownNames', { names: unknown.join(', '), allowed: textFilters.join(', ') }),
+      message: message('validation.unknownNames', { names: unknown.join(', '), allowed: textFilters.join(', ') }),
     })
   }
   return textFilters.filter((name) => given.includes(name))

@@ -2,7 +2,7 @@ import type { Kind } from '../catalog/kinds/kind.js'
 import { glasses } from '../catalog/kinds/kinds.js'
 import type { Database, RawClient } from '../db/database.js'
 import type { GlassesPriceTable } from '../db/tables.js'
-import { messageText } from '../domain/messages.js'
+import { message } from '../domain/messages.js'
 import { buildPage, type Page, type PageRequest } from '../http/page.js'
 import { conflict, unprocessable } from '../http/problem.js'
 import {
@@ -421,13 +421,13 @@ export async function importGlassPriceFile(
   // it stale, and the answer does not wait for a refresh of every SKU the list prices.
   const result = await importGlassPrices(db, source, { refresh: 'none', ...options }).catch((error: unknown) => {
     if (error instanceof GlassPriceConflicts) {
-      throw conflict('upload-conflicts', error.message, {
+      throw conflict('upload-conflicts', error.found.detail, {
         conflictCount: error.found.count,
         ...(error.check ? { check: error.check } : {}),
       })
     }
     if (!(error instanceof ReplaceNotConfirmed)) throw error
-    throw conflict('confirm-deletes', error.message, {
+    throw conflict('confirm-deletes', error.detail, {
       deleteCount: error.deleteCount,
       otherCount: error.otherCount,
       sharedColumn: error.column,
@@ -439,8 +439,8 @@ export async function importGlassPriceFile(
     throw unprocessable(
       'import-rejected',
       result.problems.length < count
-        ? messageText('import.problemsListed', { count, listed: result.problems.length })
-        : messageText('import.problems', { count }),
+        ? message('import.problemsListed', { count, listed: result.problems.length })
+        : message('import.problems', { count }),
       { problemCount: result.problemCount, problems: result.problems },
     )
   }

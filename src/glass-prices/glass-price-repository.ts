@@ -9,7 +9,7 @@ import { inTransaction } from '../db/transaction.js'
 import { checkDecimal } from '../domain/decimal.js'
 import { canonicalText, keyTextProblem } from '../domain/key-text.js'
 import { MAX_PRICE, MAX_TEXT_LENGTH } from '../domain/limits.js'
-import { messageText } from '../domain/messages.js'
+import { isMessage, type Message, message } from '../domain/messages.js'
 import type { Page, PageRequest } from '../http/page.js'
 import {
   badRequest,
@@ -59,7 +59,7 @@ export function parseId(raw: unknown, field = 'id'): string {
     const value = BigInt(text)
     if (value >= 1n && value <= BIGINT_MAX) return value.toString()
   }
-  throw invalidField(field, messageText('validation.positiveInteger'))
+  throw invalidField(field, message('validation.positiveInteger'))
 }
 
 /**
@@ -74,20 +74,20 @@ export function validateGlassPriceInput(body: GlassPriceInputBody): GlassPriceIn
     const value = canonicalText(body[field]).trim()
     const length = [...value].length
     const problem = keyTextProblem(value)
-    if (length === 0) errors.push({ field, message: messageText('validation.blank') })
+    if (length === 0) errors.push({ field, message: message('validation.blank') })
     else if (problem) errors.push({ field, message: problem })
     else if (length > MAX_TEXT_LENGTH)
-      errors.push({ field, message: messageText('validation.maxLength', { limit: MAX_TEXT_LENGTH }) })
+      errors.push({ field, message: message('validation.maxLength', { limit: MAX_TEXT_LENGTH }) })
     texts[field] = value
   }
   const prices: Record<string, string> = {}
   for (const field of ['price', 'purchase'] as const) {
     const checked = checkDecimal(body[field], { min: '0', max: MAX_PRICE, scale: 2 })
-    if (typeof checked === 'string') errors.push({ field, message: checked })
+    if (isMessage(checked)) errors.push({ field, message: checked })
     else prices[field] = checked.text
   }
   if (errors.length > 0) {
-    throw badRequest(messageText('validation.invalidEntry', { errors: listFieldErrors(errors) }), errors)
+    throw badRequest(message('validation.invalidEntry', { errors: listFieldErrors(errors) }), errors)
   }
   return {
     manufacturer: texts.manufacturer!,
@@ -121,7 +121,7 @@ export const entryTag = (row: EntryRow) => `"${row.version}"`
  * The 412's detail: an older tag means the entry was changed since the client read it; a tag the entry never had
  * (a newer version, or not a version at all) is said to be one, rather than blamed on a change.
  */
-function staleTagDetail(id: string, header: string, row: EntryRow): string {
+function staleTagDetail(id: string, header: string, row: EntryRow): Message {
   const current = entryTag(row)
   const versions = header
     .split(',')
@@ -129,9 +129,9 @@ function staleTagDetail(id: string, header: string, row: EntryRow): string {
     .filter((version): version is string => version !== undefined)
     .map(Number)
   if (versions.length > 0 && versions.every((version) => version < Number(row.version))) {
-    return messageText('entry.changedSince', { id, tag: header.trim(), current })
+    return message('entry.changedSince', { id, tag: header.trim(), current })
   }
-  return messageText('entry.neverHadVersion', { id, tag: header.trim(), current })
+  return message('entry.neverHadVersion', { id, tag: header.trim(), current })
 }
 
 function ifMatchAllows(header: string | undefined, row: EntryRow): boolean {
@@ -339,7 +339,7 @@ async function lockEntry(db: Kysely<Tables>, id: string): Promise<EntryRow> {
     .where('id', '=', bigintId(id))
     .forUpdate()
     .executeTakeFirst()
-  if (!row) throw entryNotFound(messageText('entry.notFound', { id }))
+  if (!row) throw entryNotFound(message('entry.notFound', { id }))
   return row
 }
 
@@ -354,7 +354,7 @@ async function rejectDuplicate(db: Kysely<Tables>, input: GlassPriceInput, excep
   if (exceptId !== undefined) query = query.where('id', '<>', bigintId(exceptId))
   const existing = await query.limit(1).executeTakeFirst()
   if (existing) {
-    throw conflict('duplicate-key', messageText('entry.duplicate', { ...input, id: String(existing.id) }), {
+    throw conflict('duplicate-key', message('entry.duplicate', { ...input, id: String(existing.id) }), {
       existingId: Number(existing.id),
     })
   }

@@ -4,7 +4,7 @@ import { type Kysely, sql } from 'kysely'
 import Type from 'typebox'
 import type { Tables } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
-import { messageText, translate } from '../domain/messages.js'
+import { message, render } from '../domain/messages.js'
 import { answerWrite, kyselySql, type WriteOutcome } from '../http/idempotency.js'
 import { PageSchema, pagingQueryProperties, parsePageRequest } from '../http/page.js'
 import { principalName } from '../http/principal.js'
@@ -135,7 +135,7 @@ export async function glassPriceRoutes(fastify: FastifyInstance): Promise<void> 
     async (request) => {
       const id = parseId(request.params.id)
       const job = await app.writeJobs.find(id)
-      if (!job) throw entryNotFound(messageText('job.notFound', { id }))
+      if (!job) throw entryNotFound(message('job.notFound', { id }))
       return job
     },
   )
@@ -224,7 +224,7 @@ export async function glassPriceRoutes(fastify: FastifyInstance): Promise<void> 
         reply.header('content-language', language)
         return {
           ...preview,
-          reasons: preview.reasons.map((reason) => ({ ...reason, message: translate(reason.message, language) })),
+          reasons: preview.reasons.map((reason) => ({ ...reason, message: render(reason.message, language) })),
         }
       }
       if (effectiveAt !== undefined) {
@@ -412,7 +412,7 @@ export async function glassPriceRoutes(fastify: FastifyInstance): Promise<void> 
     async (request, reply) => {
       const id = parseId(request.params.id)
       const row = await findGlassPrice(app.db.primary, id)
-      if (!row) throw entryNotFound(messageText('entry.notFound', { id }))
+      if (!row) throw entryNotFound(message('entry.notFound', { id }))
       reply.header('etag', entryTag(row))
       return toEntry(row)
     },
@@ -481,7 +481,7 @@ export async function glassPriceRoutes(fastify: FastifyInstance): Promise<void> 
       const id = parseId(request.params.id)
       const db = app.db.primary
       if (!(await findGlassPrice(db, id)) && !(await hasHistory(db, id))) {
-        throw entryNotFound(messageText('entry.noHistory', { id }))
+        throw entryNotFound(message('entry.noHistory', { id }))
       }
       return entryHistory(db, id, pageOf(request.query, app.config.maxPageSize))
     },

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import Type from 'typebox'
 import { glasses } from '../catalog/kinds/kinds.js'
 import { UPLOAD_TIMEOUT_MS } from '../config.js'
-import { messageText } from '../domain/messages.js'
+import { message } from '../domain/messages.js'
 import {
   type KeyedWrite,
   keyedWrite,
@@ -51,7 +51,7 @@ const tags = ['glass price list']
 const CSV_TYPES = ['text/csv', 'application/csv', 'text/plain', 'application/vnd.ms-excel'] as const
 const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'
 
-const tooLarge = (limit: number) => new ProblemError(413, messageText('import.tooLarge', { limit }))
+const tooLarge = (limit: number) => new ProblemError(413, message('import.tooLarge', { limit }))
 
 /** Each upload's spool, removed when its response closes (upload-spool.ts). */
 const spools = new WeakMap<FastifyRequest, UploadSpool>()
@@ -379,20 +379,20 @@ export async function glassPriceTransferRoutes(fastify: FastifyInstance): Promis
       if (!(upload instanceof SpooledUpload)) {
         const declared = request.headers['content-type']
         if (upload === undefined && [...CSV_TYPES, XLSX_TYPE].some((type) => declared?.startsWith(type))) {
-          throw unprocessable('import-rejected', messageText('import.emptyFile'), {
+          throw unprocessable('import-rejected', message('import.emptyFile'), {
             problemCount: 1,
-            problems: [{ line: 1, column: null, message: messageText('import.fileEmpty') }],
+            problems: [{ line: 1, column: null, message: message('import.fileEmpty') }],
           })
         }
         throw unsupportedMediaType(mediaTypeDetail(request), ['text/csv', XLSX_TYPE])
       }
       const query = request.query
       if (query.replace && query.mode !== undefined && query.mode !== 'replace') {
-        throw invalidField('replace', messageText('validation.replaceContradicts', { mode: query.mode }))
+        throw invalidField('replace', message('validation.replaceContradicts', { mode: query.mode }))
       }
       const mode = query.mode ?? (query.replace ? 'replace' : 'append')
       if (query.overwriteConflicts !== undefined && query.skipConflicts) {
-        throw invalidField('skipConflicts', messageText('import.conflictChoice'))
+        throw invalidField('skipConflicts', message('import.conflictChoice'))
       }
       const conflicts: ConflictChoice =
         query.overwriteConflicts !== undefined
@@ -409,7 +409,7 @@ export async function glassPriceTransferRoutes(fastify: FastifyInstance): Promis
       const checkPage = parsePageRequest(query, { defaultSize: CHECK_PAGE_SIZE, maxSize: app.config.maxPageSize })
       // Opened now, the file stays readable when the spool is removed under it (the client gone mid-import).
       const file = await open(upload.path).catch(() => {
-        throw new ProblemError(400, messageText('import.uploadEnded'))
+        throw new ProblemError(400, message('import.uploadEnded'))
       })
       // A workbook by its type, or by its bytes (a zip) when a client sent it as CSV or as Excel's older type.
       const head = new Uint8Array(4)

@@ -2,7 +2,7 @@ import { type Expression, type Kysely, type Selectable, type SqlBool, sql } from
 import { lockForTransaction } from '../db/advisory-lock.js'
 import { bigintId, type GlassesPriceTable, type Tables } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
-import { messageText } from '../domain/messages.js'
+import { message } from '../domain/messages.js'
 import { buildPage, type Page, type PageRequest, resolveTotal } from '../http/page.js'
 import { badRequest, conflict, entryNotFound, type FieldError, listFieldErrors } from '../http/problem.js'
 import {
@@ -245,14 +245,14 @@ export function parseChangeLogFilter(query: {
     const value = query[name]?.trim()
     if (!value) continue
     if (isDay(value)) filter[name] = value
-    else errors.push({ field: name, message: messageText('validation.day') })
+    else errors.push({ field: name, message: message('validation.day') })
   }
   if (filter.from && filter.to && filter.from > filter.to) {
-    errors.push({ field: 'from', message: messageText('validation.notGreaterThan', { other: 'to' }) })
+    errors.push({ field: 'from', message: message('validation.notGreaterThan', { other: 'to' }) })
   }
   if (query.action && query.action.length > 0) filter.actions = [...new Set(query.action)]
   if (errors.length > 0) {
-    throw badRequest(messageText('validation.invalidFilters', { errors: listFieldErrors(errors) }), errors)
+    throw badRequest(message('validation.invalidFilters', { errors: listFieldErrors(errors) }), errors)
   }
   return filter
 }
@@ -311,7 +311,7 @@ export async function changeEntries(
 ): Promise<Page<ChangeEntry>> {
   const changeId = bigintId(changeIdText)
   const change = await db.selectFrom('glass_price_change').select('id').where('id', '=', changeId).executeTakeFirst()
-  if (!change) throw entryNotFound(messageText('change.notFound', { id: changeIdText }))
+  if (!change) throw entryNotFound(message('change.notFound', { id: changeIdText }))
   const entries = await db
     .selectFrom('glass_price_change_row')
     .select('entry_id')
@@ -408,11 +408,11 @@ export async function revertChange(db: Kysely<Tables>, changeIdText: string, use
       .where('id', '=', bigintId(changeIdText))
       .forUpdate()
       .executeTakeFirst()
-    if (!original) throw entryNotFound(messageText('change.notFound', { id: changeIdText }))
+    if (!original) throw entryNotFound(message('change.notFound', { id: changeIdText }))
     if (original.reverted_by !== null) {
       throw conflict(
         'already-reverted',
-        messageText('change.alreadyReverted', { id: changeId, revertedBy: String(original.reverted_by) }),
+        message('change.alreadyReverted', { id: changeId, revertedBy: String(original.reverted_by) }),
         {
           revertedBy: Number(original.reverted_by),
         },
@@ -507,7 +507,7 @@ export async function revertChange(db: Kysely<Tables>, changeIdText: string, use
     const conflicts = conflictRows.rows.map((row) => ({ entryId: Number(row.entry_id), reason: row.conflict }))
 
     if (restorable === 0 && conflicting > 0) {
-      throw conflict('revert-conflicts', messageText('change.revertConflicts', { id: changeId }), {
+      throw conflict('revert-conflicts', message('change.revertConflicts', { id: changeId }), {
         conflictCount: conflicting,
         conflicts,
       })

@@ -4,7 +4,7 @@ import type { Database, RawClient } from '../db/database.js'
 import { outsideRequest } from '../db/request-work.js'
 import type { Tables } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
-import { messageText } from '../domain/messages.js'
+import { message } from '../domain/messages.js'
 import { buildPage, type Page, type PageRequest, resolveTotal } from '../http/page.js'
 import { conflict, entryNotFound, ProblemError, problemBody } from '../http/problem.js'
 import type { ConflictChoice, ImportFormat, ImportMode } from '../transfer/csv-import.js'
@@ -141,7 +141,7 @@ export async function listScheduledChanges(db: Kysely<Tables>, page: PageRequest
 export async function findScheduledChange(db: Kysely<Tables>, id: string): Promise<ScheduledChange> {
   const { rows } =
     await sql<ScheduledRow>`SELECT ${COLUMNS} FROM scheduled_price_change WHERE id = ${id}::bigint`.execute(db)
-  if (!rows[0]) throw entryNotFound(messageText('scheduled.notFound', { id }))
+  if (!rows[0]) throw entryNotFound(message('scheduled.notFound', { id }))
   return toScheduledChange(rows[0])
 }
 
@@ -151,9 +151,9 @@ export async function cancelScheduledChange(db: Kysely<Tables>, id: string, user
     const { rows } = await sql<ScheduledRow>`
       SELECT ${COLUMNS} FROM scheduled_price_change WHERE id = ${id}::bigint FOR UPDATE`.execute(trx)
     const row = rows[0]
-    if (!row) throw entryNotFound(messageText('scheduled.notFound', { id }))
+    if (!row) throw entryNotFound(message('scheduled.notFound', { id }))
     if (row.state !== 'pending') {
-      throw conflict('scheduled-change-finished', messageText('scheduled.finished', { id, state: row.state }), {
+      throw conflict('scheduled-change-finished', message('scheduled.finished', { id, state: row.state }), {
         state: row.state,
       })
     }

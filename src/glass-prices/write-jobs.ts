@@ -5,7 +5,7 @@ import Type, { type Static } from 'typebox'
 import type { Database } from '../db/database.js'
 import { outsideRequest } from '../db/request-work.js'
 import { inTransaction } from '../db/transaction.js'
-import { messageText } from '../domain/messages.js'
+import { message } from '../domain/messages.js'
 import {
   keyedWrite,
   kyselySql,
@@ -245,7 +245,7 @@ export class WriteJobs {
       const problem =
         error instanceof ProblemError
           ? problemBody(error.status, error.detail, location, error.extra)
-          : problemBody(500, messageText('job.failed'), location)
+          : problemBody(500, message('job.failed'), location)
       if (!(error instanceof ProblemError)) this.log.error({ err: error, job: id }, 'job failed')
       await kyselySql(this.db.primary)(
         `UPDATE write_job
@@ -290,7 +290,7 @@ export class WriteJobs {
     // The embedded database has one process: a job of another instance belongs to a process that has ended.
     const gone = mine ? !this.#running.has(Number(row.id)) : row.stale || this.db.driver === 'pglite'
     if (row.state !== 'running' || !gone) return this.#view(row)
-    const problem = problemBody(503, messageText('job.lost'), `${this.basePath}/${row.id}`, { code: 'job-lost' })
+    const problem = problemBody(503, message('job.lost'), `${this.basePath}/${row.id}`, { code: 'job-lost' })
     await run(
       `UPDATE write_job SET state = 'failed', problem = $2::jsonb, finished_at = now() WHERE id = $1 AND state = 'running'`,
       [id, JSON.stringify(problem)],

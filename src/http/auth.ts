@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { createRemoteJWKSet, errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose'
 import type { Config } from '../config.js'
-import { messageText } from '../domain/messages.js'
+import { type Message, message, render } from '../domain/messages.js'
 import { READ_ROLE, rolesOf, userNameOf, WRITE_ROLE } from '../domain/token-claims.js'
 import { queryFlag } from './input-conversion.js'
 import { forbidden, type ProblemError, serviceUnavailable, unauthorized } from './problem.js'
@@ -78,7 +78,7 @@ function insufficientScope(
   what: 'auth.writeRole' | 'auth.readRole' | 'auth.adminRole',
   name: string,
 ): ProblemError {
-  return forbidden(messageText(what, { role, name }), {
+  return forbidden(message(what, { role, name }), {
     'www-authenticate': `Bearer realm="${REALM}", error="insufficient_scope", scope="${role}"`,
   })
 }
@@ -95,7 +95,7 @@ export function registerAuthentication(app: FastifyInstance): void {
     if (request.method === 'OPTIONS' || !needsToken(path, auth.actuatorAuth)) return
     const token = bearerToken(request)
     if (token === undefined) {
-      throw unauthorized(messageText('auth.tokenRequired'), `Bearer realm="${REALM}"`)
+      throw unauthorized(message('auth.tokenRequired'), `Bearer realm="${REALM}"`)
     }
     const principal = await verify(token)
     request.principal = principal
@@ -154,33 +154,35 @@ export function tokenVerifier(auth: Config['auth']): (token: string) => Promise<
     }
     const now = Math.floor(Date.now() / 1000)
     if (typeof payload.iat === 'number' && payload.iat > now + CLOCK_TOLERANCE_SECONDS) {
-      throw invalidToken(messageText('auth.issuedInFuture'))
+      throw invalidToken(message('auth.issuedInFuture'))
     }
     // A token that stays valid for years is as good as one without an expiry: its lifetime is bounded too.
     if (maxAge > 0 && (payload.exp as number) - (payload.iat as number) > maxAge + CLOCK_TOLERANCE_SECONDS) {
-      throw invalidToken(messageText('auth.livesTooLong'))
+      throw invalidToken(message('auth.livesTooLong'))
     }
     const name = userNameOf(payload)
-    if (name === undefined) throw invalidToken(messageText('auth.noUser'))
+    if (name === undefined) throw invalidToken(message('auth.noUser'))
     return { name, roles: rolesOf(payload) }
   }
 }
 
-function invalidToken(description: string): ProblemError {
-  return unauthorized(description, `Bearer realm="${REALM}", error="invalid_token", error_description="${description}"`)
+/** A 401 whose challenge describes the error in English (a header speaks no client's language). */
+function invalidToken(description: Message): ProblemError {
+  const english = render(description)
+  return unauthorized(description, `Bearer realm="${REALM}", error="invalid_token", error_description="${english}"`)
 }
 
 function verificationProblem(error: unknown, remote: boolean): ProblemError {
   if (error instanceof errors.JWTExpired) {
-    return invalidToken(messageText(error.claim === 'iat' ? 'auth.tooOld' : 'auth.expired'))
+    return invalidToken(message(error.claim === 'iat' ? 'auth.tooOld' : 'auth.expired'))
   }
   if (error instanceof errors.JWTClaimValidationFailed) {
     const claim = error.claim
-    if (claim === 'iat' && error.reason === 'check_failed') return invalidToken(messageText('auth.issuedInFuture'))
-    if (claim === 'iss') return invalidToken(messageText('auth.otherIssuer'))
-    if (claim === 'aud') return invalidToken(messageText('auth.otherAudience'))
-    if (claim === 'nbf') return invalidToken(messageText('auth.notYetValid'))
-    return invalidToken(messageText('auth.claim', { claim: String(claim) }))
+    if (claim === 'iat' && error.reason === 'check_failed') return invalidToken(message('auth.issuedInFuture'))
+    if (claim === 'iss') return invalidToken(message('auth.otherIssuer'))
+    if (claim === 'aud') return invalidToken(message('auth.otherAudience'))
+    if (claim === 'nbf') return invalidToken(message('auth.notYetValid'))
+    return invalidToken(message('auth.claim', { claim: String(claim) }))
   }
   const providerDown =
     remote &&
@@ -189,8 +191,8 @@ function verificationProblem(error: unknown, remote: boolean): ProblemError {
       error instanceof errors.JWKSInvalid ||
       error.code === 'ERR_JOSE_GENERIC')
   if (providerDown) {
-    return serviceUnavailable(messageText('auth.providerUnavailable'), 'identity-provider-unavailable')
+    return serviceUnavailable(message('auth.providerUnavailable'), 'identity-provider-unavailable')
   }
-  if (error instanceof errors.JOSEError) return invalidToken(messageText('auth.malformed'))
+  if (error instanceof errors.JOSEError) return invalidToken(message('auth.malformed'))
   throw error
 }

@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'
 import { isDatabaseUnavailable } from '../db/database-errors.js'
-import { type MessageKey, messageText } from '../domain/messages.js'
+import { type MessageKey, message, messageOf } from '../domain/messages.js'
 import { type AjvError, fieldErrors } from './field-errors.js'
 import { bodyTypesOf, mediaTypeDetail } from './media-types.js'
 import { listFieldErrors, ProblemError, pathOf, problemBody, sendProblem, unsupportedMediaType } from './problem.js'
@@ -44,16 +44,16 @@ export function registerErrorHandler(app: FastifyInstance): void {
     }
     if (error.validation) {
       if (error.validationContext === 'body' && (request.body === undefined || request.body === null)) {
-        return sendProblem(reply, request, 400, messageText('request.bodyRequired'), {
-          errors: [{ field: '(body)', message: messageText('validation.required') }],
+        return sendProblem(reply, request, 400, message('request.bodyRequired'), {
+          errors: [{ field: '(body)', message: message('validation.required') }],
         })
       }
       const errors = fieldErrors(error.validation as unknown as AjvError[])
       const context = error.validationContext ?? 'request'
       const detail =
         errors.length > 0
-          ? messageText(invalidContext[context] ?? 'validation.invalidRequest', { errors: listFieldErrors(errors) })
-          : messageText('validation.invalid', { where: context })
+          ? messageOf(invalidContext[context] ?? 'validation.invalidRequest', { errors: listFieldErrors(errors) })
+          : message('validation.invalid', { where: context })
       return sendProblem(reply, request, 400, detail, { errors })
     }
     const code = String(error.code ?? '')
@@ -63,26 +63,26 @@ export function registerErrorHandler(app: FastifyInstance): void {
     }
     if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       const limit = request.routeOptions.bodyLimit ?? app.config.bodyLimit
-      return sendProblem(reply, request, 413, messageText('request.bodyTooLarge', { limit }))
+      return sendProblem(reply, request, 413, message('request.bodyTooLarge', { limit }))
     }
     if (code.startsWith('FST_ERR_CTP_') || error instanceof SyntaxError) {
-      return sendProblem(reply, request, 400, messageText(bodyErrorDetails[code] ?? 'request.notJson'), {
+      return sendProblem(reply, request, 400, messageOf(bodyErrorDetails[code] ?? 'request.notJson'), {
         code: 'malformed-body',
       })
     }
     if (error instanceof RequestBodyTimeoutError) {
       request.log.info({ timeoutMs: error.timeoutMs }, 'request body timed out')
-      return sendProblem(reply, request, 408, messageText('request.notInTime'))
+      return sendProblem(reply, request, 408, message('request.notInTime'))
     }
     if (isAbandonment(error) && !(error instanceof RequestTimeoutError)) {
       // The client left (or the work was abandoned): nobody reads this answer; the log says what happened.
       request.log.info({ reason: error.message }, 'request abandoned; its database work was cancelled')
-      return sendProblem(reply, request, 503, messageText('request.abandoned'), { headers: { 'retry-after': '5' } })
+      return sendProblem(reply, request, 503, message('request.abandoned'), { headers: { 'retry-after': '5' } })
     }
     if (error instanceof RequestTimeoutError || code === 'FST_ERR_HANDLER_TIMEOUT') {
       const timeoutMs = error instanceof RequestTimeoutError ? error.timeoutMs : app.config.requestTimeoutMs
       request.log.warn({ timeoutMs }, 'request timed out; its database work was cancelled')
-      return sendProblem(reply, request, 503, messageText('request.timedOut'), {
+      return sendProblem(reply, request, 503, message('request.timedOut'), {
         code: 'service-timeout',
         headers: { 'retry-after': '5' },
         properties: { requestId: request.id },
@@ -90,27 +90,27 @@ export function registerErrorHandler(app: FastifyInstance): void {
     }
     if (isDatabaseUnavailable(error)) {
       request.log.error({ err: { code, message: error.message } }, 'database unavailable')
-      return sendProblem(reply, request, 503, messageText('request.databaseUnavailable'), {
+      return sendProblem(reply, request, 503, message('request.databaseUnavailable'), {
         headers: { 'retry-after': '5' },
         properties: { requestId: request.id },
       })
     }
     if (/^\d{5}$/.test(code) && isInputDatabaseError(code)) {
-      return sendProblem(reply, request, 400, messageText('request.valueOutOfRange'), {
+      return sendProblem(reply, request, 400, message('request.valueOutOfRange'), {
         code: 'value-out-of-range',
       })
     }
     if (code === '23505') {
-      return sendProblem(reply, request, 409, messageText('request.duplicateKey'), { code: 'duplicate-key' })
+      return sendProblem(reply, request, 409, message('request.duplicateKey'), { code: 'duplicate-key' })
     }
     if (code === '40001' || code === '40P01') {
-      return sendProblem(reply, request, 409, messageText('request.concurrentChange'))
+      return sendProblem(reply, request, 409, message('request.concurrentChange'))
     }
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
     if (status === 500) {
       // The log line (which carries the request id) has the error; the body only the id to quote.
       request.log.error({ err: error }, 'unhandled error')
-      return sendProblem(reply, request, 500, messageText('request.unexpected'), {
+      return sendProblem(reply, request, 500, message('request.unexpected'), {
         properties: { requestId: request.id },
       })
     }
@@ -124,7 +124,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
  */
 export const problemServerOptions = {
   frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-    const detail = error.code === 'FST_ERR_BAD_URL' ? messageText('request.badUrl') : error.message
+    const detail = error.code === 'FST_ERR_BAD_URL' ? message('request.badUrl') : error.message
     sendProblem(reply, request, 400, detail, { code: 'malformed-request' })
   },
   clientErrorHandler(error: Error & { code?: string; rawPacket?: unknown }, socket: Socket) {
@@ -132,10 +132,10 @@ export const problemServerOptions = {
     const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400
     const detail =
       status === 408
-        ? messageText('request.notInTime')
+        ? message('request.notInTime')
         : status === 431
-          ? messageText('request.headersTooLarge')
-          : messageText('request.notHttp')
+          ? message('request.headersTooLarge')
+          : message('request.notHttp')
     const target =
       /^[A-Z]+ (\S+) HTTP\//.exec(Buffer.isBuffer(error.rawPacket) ? error.rawPacket.toString('latin1') : '')?.[1] ?? ''
     const extra = status === 400 ? { code: 'malformed-request' as const } : {}

@@ -1,4 +1,4 @@
-import { type MessageKey, messageText } from '../domain/messages.js'
+import { type MessageKey, message, messageOf, type Text } from '../domain/messages.js'
 import type { FieldError } from './problem.js'
 
 /*
@@ -37,12 +37,12 @@ const limitMessages: Readonly<Record<string, MessageKey>> = {
 
 /** Turns schema validation errors into one `{field, message}` per field, in words a front-end developer reads. */
 export function fieldErrors(validation: readonly AjvError[]): FieldError[] {
-  const byField = new Map<string, string>()
+  const byField = new Map<string, Text>()
   // A list of names (`exact`): the unknown ones are named together, on the list's own field.
   const unknownNames = new Map<string, { names: string[]; allowed: string }>()
   for (const error of validation) {
     let field = error.instancePath.replace(/^\//, '').replace(/\//g, '.').replace(/~1/g, '/').replace(/~0/g, '~')
-    let message: string
+    let text: Text
     const item = /^(.+)\.\d+$/.exec(field)
     if (item && error.keyword === 'enum' && typeof error.data === 'string') {
       const list = item[1] as string
@@ -55,39 +55,39 @@ export function fieldErrors(validation: readonly AjvError[]): FieldError[] {
     if (error.keyword === 'required') {
       const missing = String(error.params.missingProperty ?? '')
       field = field ? `${field}.${missing}` : missing
-      message = messageText('validation.required')
+      text = message('validation.required')
     } else if (error.keyword === 'type' && error.data === null) {
-      message = messageText('validation.notNull')
+      text = message('validation.notNull')
     } else if (error.keyword === 'type') {
       const expected = String(error.params.type ?? '')
         .split(',')
         .filter((t) => t !== 'null')
       const single = expected.includes('number') ? 'number' : expected.length === 1 ? expected[0] : undefined
-      message =
+      text =
         single && typeMessages.has(`validation.${single}`)
-          ? messageText(`validation.${single}` as MessageKey)
-          : messageText('validation.type', { type: expected.join(' or ') || 'value' })
+          ? messageOf(`validation.${single}` as MessageKey)
+          : message('validation.type', { type: expected.join(' or ') || 'value' })
     } else if (error.keyword === 'pattern' && error.params.pattern && String(error.params.pattern).includes('\\d')) {
-      message = messageText('validation.number')
+      text = message('validation.number')
     } else if (error.keyword === 'enum' || error.keyword === 'const') {
       const allowed = (error.params.allowedValues as unknown[] | undefined) ?? [error.params.allowedValue]
-      message = messageText('validation.oneOf', { allowed: allowed.map(String).join(', ') })
+      text = message('validation.oneOf', { allowed: allowed.map(String).join(', ') })
     } else if (error.keyword in limitMessages) {
       const limit = String(error.params.limit)
-      message = messageText(limitMessages[error.keyword] as MessageKey, { limit, min: limit, max: limit, bound: limit })
+      text = messageOf(limitMessages[error.keyword] as MessageKey, { limit, min: limit, max: limit, bound: limit })
     } else if (error.keyword === 'additionalProperties') {
-      message = messageText('validation.additionalProperty', { property: String(error.params.additionalProperty) })
+      text = message('validation.additionalProperty', { property: String(error.params.additionalProperty) })
     } else if (error.keyword === 'anyOf') {
       continue
     } else {
-      message = error.message ?? messageText('validation.invalidValue')
+      text = error.message ?? message('validation.invalidValue')
     }
     if (field === '') field = '(body)'
-    if (!byField.has(field)) byField.set(field, message)
+    if (!byField.has(field)) byField.set(field, text)
   }
   for (const [field, { names, allowed }] of unknownNames) {
     if (!byField.has(field))
-      byField.set(field, messageText('validation.unknownNames', { names: names.join(', '), allowed }))
+      byField.set(field, message('validation.unknownNames', { names: names.join(', '), allowed }))
   }
   return [...byField].map(([field, message]) => ({ field, message }))
 }

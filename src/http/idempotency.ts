@@ -6,7 +6,7 @@ import Type, { type TObject } from 'typebox'
 import type { RawClient } from '../db/database.js'
 import type { Tables } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
-import { messageText } from '../domain/messages.js'
+import { message } from '../domain/messages.js'
 import { principalName } from './principal.js'
 import { conflict, invalidField, unprocessable } from './problem.js'
 import { problemResponses } from './schemas.js'
@@ -101,7 +101,7 @@ function parseKey(header: string | string[]): string {
   const text = (Array.isArray(header) ? header.join(',') : header).trim()
   const key = /^".*"$/s.test(text) ? text.slice(1, -1).replace(/\\(["\\])/g, '$1') : text
   if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
-    throw invalidField('Idempotency-Key', messageText('idempotency.keyFormat'))
+    throw invalidField('Idempotency-Key', message('idempotency.keyFormat'))
   }
   return key
 }
@@ -123,12 +123,12 @@ const lockSql = `SELECT pg_try_advisory_xact_lock(hashtext('optics.idempotency-k
 const findSql = `SELECT fingerprint, status, headers, body FROM idempotency_key
   WHERE owner = $1 AND key = $2 AND expires_at > now()`
 
-const inUse = () => conflict('idempotency-key-in-use', messageText('idempotency.running'))
+const inUse = () => conflict('idempotency-key-in-use', message('idempotency.running'))
 
 /** Answers with a recorded outcome, or the 422 of a key used for another request. */
 export function replayOutcome(reply: FastifyReply, fingerprint: string, row: StoredRow): FastifyReply {
   if (row.fingerprint !== fingerprint) {
-    throw unprocessable('idempotency-key-reused', messageText('idempotency.otherRequest'))
+    throw unprocessable('idempotency-key-reused', message('idempotency.otherRequest'))
   }
   const headers = typeof row.headers === 'string' ? JSON.parse(row.headers) : row.headers
   reply.code(row.status).headers(headers).header('idempotent-replayed', 'true')

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
-import { messageText } from '../domain/messages.js'
+import { message } from '../domain/messages.js'
 import { type LoggerLevels, type LogLevels, parseSpringLevel, ROOT_LOGGER, SPRING_LEVELS } from './log-levels.js'
 import { invalidField, ProblemError } from './problem.js'
 import { problemResponses } from './schemas.js'
@@ -56,7 +56,7 @@ export async function loggerRoutes(fastify: FastifyInstance, options: LoggerRout
 
   const levelsOf = (name: string): LoggerLevels => {
     const levels = logLevels.levelsOf(name)
-    if (!levels) throw new ProblemError(404, messageText('actuator.noLogger', { name }))
+    if (!levels) throw new ProblemError(404, message('actuator.noLogger', { name }))
     return levels
   }
 
@@ -110,7 +110,7 @@ export async function loggerRoutes(fastify: FastifyInstance, options: LoggerRout
       const given = request.body.configuredLevel
       const level = given === null ? null : parseSpringLevel(given)
       if (level === undefined) {
-        throw invalidField('configuredLevel', messageText('validation.oneOf', { allowed: SPRING_LEVELS.join(', ') }))
+        throw invalidField('configuredLevel', message('validation.oneOf', { allowed: SPRING_LEVELS.join(', ') }))
       }
       levelsOf(request.params.name)
       logLevels.setLevel(request.params.name, level)

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { messageText } from '../domain/messages.js'
+import { type Message, message } from '../domain/messages.js'
 
 /* The media types a route's body may have, and the words of a 415 that names them. */
 
@@ -16,10 +16,10 @@ export function bodyTypesOf(request: FastifyRequest): readonly string[] {
 }
 
 /** Why a body's media type is refused, naming what the route reads. */
-export function mediaTypeDetail(request: FastifyRequest): string {
+export function mediaTypeDetail(request: FastifyRequest): Message {
   const given = request.headers['content-type']
   const wanted = bodyTypesOf(request).join(' or ')
   return given
-    ? messageText('request.mediaType', { given: given.split(';')[0]?.trim() ?? '', wanted })
-    : messageText('request.noMediaType', { wanted })
+    ? message('request.mediaType', { given: given.split(';')[0]?.trim() ?? '', wanted })
+    : message('request.noMediaType', { wanted })
 }

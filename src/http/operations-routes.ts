@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import Type, { type Static } from 'typebox'
 import packageJson from '../../package.json' with { type: 'json' }
-import { messageText } from '../domain/messages.js'
+import { message } from '../domain/messages.js'
 import { metricNames, parseTag, readMetrics, STATISTICS, type TagFilter, viewMetric } from './actuator-metrics.js'
 import { type ServiceMetrics, withTimeout } from './metrics.js'
 import { invalidField, ProblemError } from './problem.js'
@@ -113,7 +113,7 @@ const MetricQuerySchema = Type.Object({
 function tagFilters(tags: readonly string[] | undefined): TagFilter[] {
   return (tags ?? []).map((text) => {
     const tag = parseTag(text)
-    if (!tag) throw invalidField('tag', messageText('actuator.tagForm', { value: text }))
+    if (!tag) throw invalidField('tag', message('actuator.tagForm', { value: text }))
     return tag
   })
 }
@@ -285,11 +285,11 @@ export async function operationsRoutes(fastify: FastifyInstance, options: Operat
       const view = viewMetric(metrics, request.params.name, tags)
       if (view) return view
       const detail = metrics.has(request.params.name)
-        ? messageText('actuator.noTaggedMetric', {
+        ? message('actuator.noTaggedMetric', {
             name: request.params.name,
             tags: tags.map((tag) => `${tag.key}:${tag.value}`).join(', '),
           })
-        : messageText('actuator.noMetric', { name: request.params.name })
+        : message('actuator.noMetric', { name: request.params.name })
       throw new ProblemError(404, detail)
     },
   )

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { messageText } from '../domain/messages.js'
+import { message } from '../domain/messages.js'
 import { instancePath, ProblemError, sendProblem } from './problem.js'
 import { hasEmptyParameter, registerRouteTable } from './route-table.js'
 
@@ -17,14 +17,14 @@ export function registerRouteFallbacks(app: FastifyInstance): void {
   const answerOptions = (request: FastifyRequest, reply: FastifyReply) => {
     const allowed = routes.methodsFor(request.url)
     if (allowed.length === 0)
-      return sendProblem(reply, request, 404, messageText('request.noResource', { path: instancePath(request) }))
+      return sendProblem(reply, request, 404, message('request.noResource', { path: instancePath(request) }))
     return reply.code(200).header('allow', allowed.join(', ')).send()
   }
   // A query string that does not percent-decode is refused as such a path is (the router's FST_ERR_BAD_URL),
   // before authentication, rather than read with U+FFFD or the escape left as it was.
   app.addHook('onRequest', async (request) => {
     if (!queryDecodes(request.raw.url ?? request.url)) {
-      throw new ProblemError(400, messageText('request.badQuery'), {
+      throw new ProblemError(400, message('request.badQuery'), {
         code: 'malformed-request',
       })
     }
@@ -36,10 +36,7 @@ export function registerRouteFallbacks(app: FastifyInstance): void {
   // authentication (onRequest), before the body is read.
   app.addHook('preParsing', async (request) => {
     if (hasEmptyParameter(request.params)) {
-      throw new ProblemError(
-        404,
-        messageText('request.noRoute', { method: request.method, path: instancePath(request) }),
-      )
+      throw new ProblemError(404, message('request.noRoute', { method: request.method, path: instancePath(request) }))
     }
   })
 
@@ -51,14 +48,14 @@ export function registerRouteFallbacks(app: FastifyInstance): void {
         reply,
         request,
         404,
-        messageText('request.noRoute', { method: request.method, path: instancePath(request) }),
+        message('request.noRoute', { method: request.method, path: instancePath(request) }),
       )
     }
     return sendProblem(
       reply,
       request,
       405,
-      messageText('request.methodNotAllowed', {
+      message('request.methodNotAllowed', {
         method: request.method,
         path: instancePath(request),
         allowed: allowed.join(', '),

@@ -59,6 +59,14 @@ export const ProblemSchema = Type.Object(
       enum: PROBLEM_CODES,
       description: `The kind of refusal, stable: ${PROBLEM_CODES.map((code) => `\`${code}\`: ${problemTypes[code]}`).join('; ')}`,
     }),
+    messageKey: Type.Optional(
+      Type.String({
+        description:
+          "The key of the detail's message in the service's catalogue (`entry.notFound`, `import.problems`), the " +
+          'same in every language; absent when the detail is a library’s own words',
+        examples: ['entry.notFound'],
+      }),
+    ),
     errors: Type.Optional(
       Type.Array(Type.Object({ field: Type.String(), message: Type.String() }), {
         description: 'Validation errors, one per offending field',

@@ -3,7 +3,7 @@ import helmet from '@fastify/helmet'
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import { type Config, UPLOAD_TIMEOUT_MS } from '../config.js'
-import { messageText } from '../domain/messages.js'
+import { message } from '../domain/messages.js'
 import { tooManyRequests } from './problem.js'
 import { SOCKET_GRACE_MS } from './request-timeout.js'
 
@@ -132,7 +132,7 @@ export async function registerSecurity(app: FastifyInstance): Promise<void> {
       allowList: (request) => request.url.startsWith(unlimitedPrefix),
       errorResponseBuilder: (_request, context) =>
         tooManyRequests(
-          messageText('request.tooManyRequests', { max: context.max, seconds: windowMs / 1000, after: context.after }),
+          message('request.tooManyRequests', { max: context.max, seconds: windowMs / 1000, after: context.after }),
         ),
     })
     app.addHook('onRequest', app.rateLimit())

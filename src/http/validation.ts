@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest, FastifyServerOptions } from 'fastify'
 import Type, { type TSchema } from 'typebox'
 import { hasLoneSurrogate } from '../domain/key-text.js'
-import { messageText } from '../domain/messages.js'
+import { message } from '../domain/messages.js'
 import { convertBody, convertQuery, keepBodyText } from './input-conversion.js'
 import { type FieldError, listFieldErrors, ProblemError } from './problem.js'
 
@@ -70,7 +70,7 @@ export function registerValidation(app: FastifyInstance): void {
       }
       done(
         isPlainJson(text)
-          ? new ProblemError(400, messageText('request.forbiddenProperty'), { code: 'malformed-body' })
+          ? new ProblemError(400, message('request.forbiddenProperty'), { code: 'malformed-body' })
           : error,
       )
     })
@@ -112,9 +112,9 @@ export type { TSchema }
 function refuseInvalidText(request: FastifyRequest): void {
   const errors: FieldError[] = []
   const check = (text: string, field: string) => {
-    if (text.includes('\u0000')) errors.push({ field, message: messageText('validation.nul') })
+    if (text.includes('\u0000')) errors.push({ field, message: message('validation.nul') })
     else if (hasLoneSurrogate(text)) {
-      errors.push({ field, message: messageText('validation.loneSurrogate') })
+      errors.push({ field, message: message('validation.loneSurrogate') })
     }
   }
   const visit = (value: unknown, field: string, depth: number): void => {
@@ -135,7 +135,7 @@ function refuseInvalidText(request: FastifyRequest): void {
   visit(request.params, '', 0)
   if (request.body !== null && typeof request.body === 'object') visit(request.body, '', 0)
   if (errors.length > 0) {
-    throw new ProblemError(400, messageText('validation.invalidRequest', { errors: listFieldErrors(errors) }), {
+    throw new ProblemError(400, message('validation.invalidRequest', { errors: listFieldErrors(errors) }), {
       errors,
     })
   }
@@ -158,8 +158,8 @@ function decodeUtf8(body: string | Buffer): string {
     } catch {
       // Not JSON either: the body as a whole is named.
     }
-    if (fields.length === 0) fields.push({ field: '(body)', message: messageText('validation.utf8') })
-    throw new ProblemError(400, messageText('request.notUtf8', { errors: listFieldErrors(fields) }), {
+    if (fields.length === 0) fields.push({ field: '(body)', message: message('validation.utf8') })
+    throw new ProblemError(400, message('request.notUtf8', { errors: listFieldErrors(fields) }), {
       code: 'malformed-body',
       errors: fields,
     })
@@ -170,11 +170,11 @@ function decodeUtf8(body: string | Buffer): string {
 function collectReplaced(value: unknown, field: string, found: FieldError[], depth: number): void {
   if (found.length >= 10 || depth > 64) return
   if (typeof value === 'string') {
-    if (value.includes('\ufffd')) found.push({ field: field || '(body)', message: messageText('validation.utf8') })
+    if (value.includes('\ufffd')) found.push({ field: field || '(body)', message: message('validation.utf8') })
   } else if (value !== null && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) {
       const name = field ? `${field}.${key}` : key
-      if (key.includes('\ufffd')) found.push({ field: name, message: messageText('validation.utf8') })
+      if (key.includes('\ufffd')) found.push({ field: name, message: message('validation.utf8') })
       else collectReplaced(item, name, found, depth + 1)
     }
   }

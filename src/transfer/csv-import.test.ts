@@ -8,6 +8,7 @@ import { eachDatabase } from '../../test/harness.js'
 import type { Kind } from '../catalog/kinds/kind.js'
 import { glasses, kindByPath, kinds, lenses } from '../catalog/kinds/kinds.js'
 import type { Database } from '../db/database.js'
+import { render } from '../domain/messages.js'
 import { type ImportOptions, importCsv, MAX_REPORTED_PROBLEMS } from './csv-import.js'
 import { exportTable } from './export-writer.js'
 import { headerKey, type TransferTable, transferColumns } from './transfer-columns.js'
@@ -113,7 +114,7 @@ eachDatabase('CSV import and export', (ctx) => {
     const result = await run(ctx.db, glasses, 'prices', text, { replace: true })
     assert.equal(result.written, 0)
     assert.deepEqual(
-      result.problems.map((p) => [p.line, p.column, p.message.replace(/ \(got.*$|;.*$/, '')]),
+      result.problems.map((p) => [p.line, p.column, render(p.message).replace(/ \(got.*$|;.*$/, '')]),
       [
         [3, 'price', 'must be a number'],
         [4, 'price', 'must not be negative'],
@@ -153,7 +154,7 @@ eachDatabase('CSV import and export', (ctx) => {
         [3, 'refractionIndex'],
       ],
     )
-    assert.match(result.problems[0]!.message, /must not exceed sphereTo/)
+    assert.match(render(result.problems[0]!.message), /must not exceed sphereTo/)
   })
 
   test('an empty file, a header without rows, an unknown or missing column are each reported, nothing written', async () => {
@@ -195,7 +196,7 @@ eachDatabase('CSV import and export', (ctx) => {
       assert.equal(result.written, 0, JSON.stringify(text))
       const relevant = result.problems.filter((p) => expected.some((e) => e.column === p.column && e.line === p.line))
       assert.equal(relevant.length, expected.length, `${JSON.stringify(text)} → ${JSON.stringify(result.problems)}`)
-      for (const [i, problem] of relevant.entries()) assert.match(problem.message, expected[i]!.message)
+      for (const [i, problem] of relevant.entries()) assert.match(render(problem.message), expected[i]!.message)
       assert.equal(await count(ctx.db, 'glasses_price'), glassRows.length)
     }
   })
@@ -215,7 +216,7 @@ eachDatabase('CSV import and export', (ctx) => {
     const rejected = await run(ctx.db, glasses, 'prices', clash)
     assert.equal(rejected.written, 0)
     assert.deepEqual(
-      rejected.problems.map((p) => [p.line, p.message.replace(/ \(id \d+\)/, '')]),
+      rejected.problems.map((p) => [p.line, render(p.message).replace(/ \(id \d+\)/, '')]),
       [[3, 'the keys and bounds are already in the price list: the mode upsert updates its prices']],
     )
     assert.equal(await count(ctx.db, 'glasses_price'), 4)
@@ -236,12 +237,12 @@ eachDatabase('CSV import and export', (ctx) => {
       'model,barcode,category\nA,4601000000024,Футляры\nB,4601000000024,Футляры\nC,4601000000017,Футляры\n',
     )
     assert.deepEqual(
-      result.problems.map((p) => [p.line, p.column, p.message.replace(/ \(id \d+\)/, '')]),
+      result.problems.map((p) => [p.line, p.column, render(p.message).replace(/ \(id \d+\)/, '')]),
       [[3, null, 'duplicates the barcode of line 2']],
     )
     const existing = await run(ctx.db, kind, 'goods', 'model,barcode,category\nC,4601000000017,Футляры\n')
     assert.deepEqual(
-      existing.problems.map((p) => [p.line, p.column, p.message.replace(/ \(id \d+\)/, '')]),
+      existing.problems.map((p) => [p.line, p.column, render(p.message).replace(/ \(id \d+\)/, '')]),
       [[2, 'barcode', 'the barcode is already in the nomenclature: the mode upsert updates it']],
     )
     assert.equal(await count(ctx.db, kind.skuTable), 1)
@@ -385,7 +386,7 @@ eachDatabase('CSV import and export', (ctx) => {
       dryRun: true,
     })
     assert.deepEqual(
-      twice.problems.map((p) => [p.column, p.message]),
+      twice.problems.map((p) => [p.column, render(p.message)]),
       [['Бренд', 'the column appears twice']],
     )
   })

@@ -4,7 +4,7 @@ import { norm } from '../catalog/kinds/kind-schema.js'
 import { copyText } from '../db/copy-text.js'
 import type { Database, RawClient } from '../db/database.js'
 import { createIndexes, dropSecondaryIndexes } from '../db/indexes.js'
-import { messageText } from '../domain/messages.js'
+import { message } from '../domain/messages.js'
 import { type CsvRecord, openCsv } from './csv-records.js'
 import { IMPORT_TABLES, importPlan, type PlanExtension } from './import-plan.js'
 import {
@@ -120,7 +120,7 @@ export async function importCsv(
   const first: CsvRecord[] = opening.done ? [] : opening.value.slice(1)
   fileProblems()
   if (!header) {
-    if (problems.count === 0) problems.add({ line: 1, column: null, message: messageText('import.fileEmpty') })
+    if (problems.count === 0) problems.add({ line: 1, column: null, message: message('import.fileEmpty') })
     await input.close()
     return empty()
   }
@@ -185,8 +185,7 @@ export async function importCsv(
       if (text) yield text
     }
     fileProblems()
-    if (rows === 0 && problems.count === 0)
-      problems.add({ line: 2, column: null, message: messageText('import.noRows') })
+    if (rows === 0 && problems.count === 0) problems.add({ line: 2, column: null, message: message('import.noRows') })
     stages.parse?.({ rows, bytes: input.bytes() })
   }
 
@@ -328,8 +327,8 @@ export async function importCsv(
               column: table === 'goods' ? (headers[columns.findIndex((c) => c.name === 'barcode')] ?? null) : null,
               message:
                 table === 'goods'
-                  ? messageText('import.barcodeInNomenclature', { id: conflict.id })
-                  : messageText('import.keysInPriceList', { id: conflict.id }),
+                  ? message('import.barcodeInNomenclature', { id: conflict.id })
+                  : message('import.keysInPriceList', { id: conflict.id }),
             })
           }
           if (problems.count > 0) throw new Rollback()
@@ -379,7 +378,7 @@ export async function importCsv(
       problems.add({
         line: 0,
         column: null,
-        message: messageText('import.databaseRejected', { reason: (error as Error).message }),
+        message: message('import.databaseRejected', { reason: (error as Error).message }),
       })
       return empty(rows)
     }

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream'
 import Papa from 'papaparse'
-import { messageText } from '../domain/messages.js'
+import { message, type Text } from '../domain/messages.js'
 
 /*
  * Reading a CSV file as batches of records with their line numbers, through papaparse (several times faster than
@@ -20,7 +20,7 @@ export interface CsvRecord {
 export interface CsvProblem {
   /** 1-based line, or 0 for the whole file. */
   readonly line: number
-  readonly message: string
+  readonly message: Text
 }
 
 export interface CsvReader {
@@ -72,7 +72,7 @@ export async function openCsv(source: CsvSource): Promise<CsvReader> {
     try {
       return chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode()
     } catch {
-      problems.push({ line: 0, message: messageText('import.fileNotUtf8') })
+      problems.push({ line: 0, message: message('import.fileNotUtf8') })
       return undefined
     }
   }
@@ -132,7 +132,7 @@ export async function openCsv(source: CsvSource): Promise<CsvReader> {
         const at = typeof error.row === 'number' ? (lines[error.row] ?? start) : start
         problems.push({
           line: at,
-          message: messageText('import.malformedCsv', { reason: error.message.replace(/\.$/, '').toLowerCase() }),
+          message: message('import.malformedCsv', { reason: error.message.replace(/\.$/, '').toLowerCase() }),
         })
       }
       if (batch.length > 0) waiting.push(batch)
@@ -143,7 +143,7 @@ export async function openCsv(source: CsvSource): Promise<CsvReader> {
       wake()
     },
     error(error) {
-      problems.push({ line, message: messageText('import.unreadable', { reason: error.message }) })
+      problems.push({ line, message: message('import.unreadable', { reason: error.message }) })
       finished = true
       wake()
     },

@@ -1,4 +1,4 @@
-import { messageText } from '../domain/messages.js'
+import { message, render, type Text } from '../domain/messages.js'
 import type { CsvSource } from './csv-records.js'
 import type { TransferTable } from './transfer-columns.js'
 
@@ -15,7 +15,8 @@ export interface ImportProblem {
    * names; a missing column in the language of the rest of the header), or null for the whole row.
    */
   readonly column: string | null
-  readonly message: string
+  /** Put into words by whoever reports it: the command line in English, the API in the request's language. */
+  readonly message: Text
 }
 
 export interface ImportResult {
@@ -85,14 +86,13 @@ export class ReplaceNotConfirmed extends Error {
     readonly column: string,
     readonly value: string,
     readonly otherCount: number,
+    readonly detail = message(column === 'brand' ? 'import.replaceByBrand' : 'import.replaceByManufacturer', {
+      value,
+      count: deleteCount,
+      other: otherCount,
+    }),
   ) {
-    super(
-      messageText(column === 'brand' ? 'import.replaceByBrand' : 'import.replaceByManufacturer', {
-        value,
-        count: deleteCount,
-        other: otherCount,
-      }),
-    )
+    super(render(detail))
   }
 }
 
@@ -107,12 +107,11 @@ export class ConflictsFound extends Error {
   constructor(
     readonly count: number,
     readonly expected?: number,
+    readonly detail = expected === undefined
+      ? message('import.conflicts', { count })
+      : message('import.conflictsChanged', { count, expected }),
   ) {
-    super(
-      expected === undefined
-        ? messageText('import.conflicts', { count })
-        : messageText('import.conflictsChanged', { count, expected }),
-    )
+    super(render(detail))
   }
 }
 

@@ -2,7 +2,7 @@ import { hash } from 'node:crypto'
 import { norm, normaliseKeyText } from '../catalog/kinds/kind-schema.js'
 import type { RawClient } from '../db/database.js'
 import { compareDecimals, decimalKey } from '../domain/decimal.js'
-import { messageText } from '../domain/messages.js'
+import { type Message, message } from '../domain/messages.js'
 import type { CsvRecord } from './csv-records.js'
 import { IMPORT_TABLES, type ImportPlan } from './import-plan.js'
 import { MAX_REPORTED_PROBLEMS, type ProblemList } from './import-result.js'
@@ -37,14 +37,14 @@ export function mapHeader(
       problems.add({
         line: header.line,
         column: name,
-        message: messageText('import.unknownColumn', {
+        message: message('import.unknownColumn', {
           columns: columns.map((column) => columnHeader(column, 'en')).join(', '),
           russian: columns.map((column) => columnHeader(column, 'ru')).join(', '),
         }),
       })
       mapping.push(null)
     } else if (seen.has(index)) {
-      problems.add({ line: header.line, column: name, message: messageText('import.columnTwice') })
+      problems.add({ line: header.line, column: name, message: message('import.columnTwice') })
       mapping.push(null)
     } else {
       seen.add(index)
@@ -56,7 +56,7 @@ export function mapHeader(
   const headers = columns.map((column, index) => own.get(index) ?? columnHeader(column, russian ? 'ru' : 'en'))
   columns.forEach((column, index) => {
     if (column.required && !seen.has(index)) {
-      problems.add({ line: header.line, column: headers[index] ?? null, message: messageText('import.columnMissing') })
+      problems.add({ line: header.line, column: headers[index] ?? null, message: message('import.columnMissing') })
     }
   })
   return problems.count > before ? null : { mapping, headers }
@@ -79,7 +79,7 @@ export function checkRecord(
     problems.add({
       line: record.line,
       column: null,
-      message: messageText('import.fieldCount', { count: record.fields.length, header: mapping.length }),
+      message: message('import.fieldCount', { count: record.fields.length, header: mapping.length }),
     })
     return null
   }
@@ -107,7 +107,7 @@ export function checkRecord(
       problems.add({
         line: record.line,
         column: headers[index] ?? column.name,
-        message: messageText('import.exceeds', { other: headers[toIndex] ?? '', from, to }),
+        message: message('import.exceeds', { other: headers[toIndex] ?? '', from, to }),
       })
       valid = false
     }
@@ -115,8 +115,8 @@ export function checkRecord(
   return valid ? values : null
 }
 
-export function duplicateMessage(table: TransferTable, firstLine: number): string {
-  return messageText(table === 'goods' ? 'import.duplicateBarcode' : 'import.duplicateKeys', { line: firstLine })
+export function duplicateMessage(table: TransferTable, firstLine: number): Message {
+  return message(table === 'goods' ? 'import.duplicateBarcode' : 'import.duplicateKeys', { line: firstLine })
 }
 
 /**

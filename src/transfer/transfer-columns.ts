@@ -4,7 +4,7 @@ import { canonicalDecimal, compareDecimals } from '../domain/decimal.js'
 import { restoreFormula } from '../domain/formula-cells.js'
 import { canonicalText, keyTextProblem } from '../domain/key-text.js'
 import { groupedDecimal, MAX_PRICE, MAX_TEXT_LENGTH } from '../domain/limits.js'
-import { messageText } from '../domain/messages.js'
+import { type Message, message } from '../domain/messages.js'
 
 /*
  * The columns of a kind's price list and nomenclature as files see them (header = API field names), with the
@@ -126,7 +126,7 @@ export const changedAtText = (table: string) =>
 
 const timestampSyntax = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}(:?\d{2})?)?$/
 
-export type ParsedValue = { readonly value: string | null } | { readonly error: string }
+export type ParsedValue = { readonly value: string | null } | { readonly error: Message }
 
 const decimalSyntax = /^[-+]?(\d+(\.\d*)?|\.\d+)$/
 const integerSyntax = /^[-+]?\d+$/
@@ -146,10 +146,10 @@ export function parseValue(
   decimalComma: boolean,
   formulaMarks = true,
 ): ParsedValue {
-  if (raw.includes('\u0000')) return { error: messageText('import.nul') }
-  if (raw.includes('\ufffd')) return { error: messageText('import.notUtf8Value') }
+  if (raw.includes('\u0000')) return { error: message('import.nul') }
+  if (raw.includes('\ufffd')) return { error: message('import.notUtf8Value') }
   const text = (column.type === 'text' ? canonicalText(raw) : raw).trim()
-  if (text === '') return column.required ? { error: messageText('validation.required') } : { value: null }
+  if (text === '') return column.required ? { error: message('validation.required') } : { value: null }
   if (column.type === 'text') {
     const problem = keyTextProblem(text)
     if (problem) return { error: problem }
@@ -157,26 +157,26 @@ export function parseValue(
     const value = formulaMarks ? restoreFormula(text) : text
     // Characters, not UTF-16 units, count; a text of at most that many units cannot be too long.
     return value.length > MAX_TEXT_LENGTH && [...value].length > MAX_TEXT_LENGTH
-      ? { error: messageText('import.tooLong', { max: MAX_TEXT_LENGTH }) }
+      ? { error: message('import.tooLong', { max: MAX_TEXT_LENGTH }) }
       : { value }
   }
   if (column.type === 'timestamp') {
     // Without a zone a time is UTC, as the export writes it.
     if (!timestampSyntax.test(text) || Number.isNaN(Date.parse(text))) {
-      return { error: messageText('import.notTimestamp', { value: clip(text) }) }
+      return { error: message('import.notTimestamp', { value: clip(text) }) }
     }
     return { value: /(Z|[+-]\d{2}(:?\d{2})?)$/.test(text) ? text : `${text}Z` }
   }
   const number = decimalComma ? text.replace(groupingSpaces, '').replace(',', '.') : text
   if (column.type === 'integer') {
-    if (!integerSyntax.test(number)) return { error: messageText('import.notWholeNumber', { value: clip(text) }) }
+    if (!integerSyntax.test(number)) return { error: message('import.notWholeNumber', { value: clip(text) }) }
     const value = Number(number)
-    if (value < -2147483648 || value > 2147483647) return { error: messageText('import.outOfRange') }
+    if (value < -2147483648 || value > 2147483647) return { error: message('import.outOfRange') }
     return { value: String(value) }
   }
   if (!decimalSyntax.test(number)) {
     const commaInstead = !decimalComma && /^[-+]?\d+,\d+$/.test(number)
-    return { error: messageText(commaInstead ? 'import.notNumberComma' : 'import.notNumber', { value: clip(text) }) }
+    return { error: message(commaInstead ? 'import.notNumberComma' : 'import.notNumber', { value: clip(text) }) }
   }
   const canonical = canonicalDecimal(number)
   const negative = canonical.startsWith('-')
@@ -187,15 +187,15 @@ export function parseValue(
     ? 0
     : (point === -1 ? canonical.length : point) - (negative ? 1 : 0)
   if (column.scale !== undefined && fractionDigits > column.scale) {
-    return { error: messageText('import.decimals', { scale: column.scale }) }
+    return { error: message('import.decimals', { scale: column.scale }) }
   }
   if (column.type === 'money') {
-    if (negative) return { error: messageText('import.notNegative') }
+    if (negative) return { error: message('import.notNegative') }
     if (wholeDigits >= 8 && compareDecimals(canonical, MAX_PRICE) > 0) {
-      return { error: messageText('validation.atMost', { max: groupedDecimal(MAX_PRICE) }) }
+      return { error: message('validation.atMost', { max: groupedDecimal(MAX_PRICE) }) }
     }
   } else if (column.precision !== undefined && column.scale !== undefined) {
-    if (wholeDigits > column.precision - column.scale) return { error: messageText('import.outOfRange') }
+    if (wholeDigits > column.precision - column.scale) return { error: message('import.outOfRange') }
   }
   return { value: canonical }
 }

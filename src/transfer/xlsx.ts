@@ -1,7 +1,7 @@
 import { once } from 'node:events'
 import type { Writable } from 'node:stream'
 import { strFromU8, strToU8, unzipSync, Zip, ZipDeflate, ZipPassThrough } from 'fflate'
-import { messageText } from '../domain/messages.js'
+import { message } from '../domain/messages.js'
 import { startModuleWorker } from '../domain/module-worker.js'
 import {
   rowXml,
@@ -208,7 +208,7 @@ export async function openXlsx(source: CsvSource): Promise<CsvReader> {
     try {
       for (;;) {
         const batch = await next()
-        if (batch.notXlsx) problems.push({ line: 0, message: messageText('import.fileNotXlsx') })
+        if (batch.notXlsx) problems.push({ line: 0, message: message('import.fileNotXlsx') })
         if (!batch.records) return
         yield batch.records
       }

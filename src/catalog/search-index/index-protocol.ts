@@ -1,3 +1,4 @@
+import type { Text } from '../../domain/messages.js'
 import { ProblemError } from '../../http/problem.js'
 import type { IndexedListing } from './glass-listing.js'
 import type { SearchIndexLoads } from './service-types.js'
@@ -61,11 +62,12 @@ export type FromIndex =
 
 /**
  * An error as it crosses: its message, the SQLSTATE `code` where the database gave one, and a refusal's problem
- * (a request the index finds invalid is refused as it would be on the service's thread).
+ * (a request the index finds invalid is refused as it would be on the service's thread), its texts still messages
+ * (key and values, plain data) that the problem handler puts into the request's language.
  */
 export interface CrossedError {
   readonly message: string
-  readonly problem?: { readonly status: number; readonly detail: string; readonly extra: ProblemError['extra'] }
+  readonly problem?: { readonly status: number; readonly detail: Text; readonly extra: ProblemError['extra'] }
   readonly name?: string
   readonly code?: string
   readonly stack?: string

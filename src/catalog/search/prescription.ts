@@ -1,4 +1,4 @@
-import { messageText } from '../../domain/messages.js'
+import { type Message, message } from '../../domain/messages.js'
 import { badRequest, type FieldError, listFieldErrors } from '../../http/problem.js'
 import type { Filter, Kind, PrescriptionRole } from '../kinds/kind.js'
 import type { FilterValues } from './search-query.js'
@@ -27,19 +27,19 @@ const present = (value: unknown): value is string | number =>
   value !== null && value !== undefined && String(value).trim() !== ''
 
 /** A power in quarter dioptres (an integer), or the reason it is not one. */
-function quarters(value: string | number): number | string {
+function quarters(value: string | number): number | Message {
   const number = Number(String(value).trim())
-  if (!Number.isFinite(number)) return messageText('validation.number')
-  if (Math.abs(number) > MAX_POWER) return messageText('validation.dioptres', { max: MAX_POWER })
+  if (!Number.isFinite(number)) return message('validation.number')
+  if (Math.abs(number) > MAX_POWER) return message('validation.dioptres', { max: MAX_POWER })
   const steps = number * 4
   // Quarter values are exact in binary floating point, so this test is exact too.
-  if (!Number.isInteger(steps)) return messageText('validation.quarterDioptres')
+  if (!Number.isInteger(steps)) return message('validation.quarterDioptres')
   return steps
 }
 
-function degrees(value: string | number): number | string {
+function degrees(value: string | number): number | Message {
   const number = Number(String(value).trim())
-  if (!Number.isInteger(number) || number < 0 || number > MAX_AXIS) return messageText('validation.degrees')
+  if (!Number.isInteger(number) || number < 0 || number > MAX_AXIS) return message('validation.degrees')
   return number
 }
 
@@ -58,11 +58,11 @@ export function readPrescription(kind: Kind, values: FilterValues): FilterValues
     if (!present(value)) continue
     const role = filter.range.prescription
     const parsed = role === 'axis' ? degrees(value) : quarters(value)
-    if (typeof parsed === 'string') errors.push({ field: filter.name, message: parsed })
+    if (typeof parsed !== 'number') errors.push({ field: filter.name, message: parsed })
     else read.set(role, parsed)
   }
   if (errors.length > 0) {
-    throw badRequest(messageText('validation.invalidPrescription', { errors: listFieldErrors(errors) }), errors)
+    throw badRequest(message('validation.invalidPrescription', { errors: listFieldErrors(errors) }), errors)
   }
   // Every value read goes on in its canonical form ("90.0" → "90", "-2.750" → "-2.75"), as the checks read it.
   const transposed: Record<string, string | number | null | undefined> = { ...values }

@@ -1,6 +1,6 @@
 import { type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
 import type { Tables } from '../../db/tables.js'
-import { messageText } from '../../domain/messages.js'
+import { message } from '../../domain/messages.js'
 import type { PageRequest, SortOrder } from '../../http/page.js'
 import { invalidField } from '../../http/problem.js'
 import { dataVersionSql, searchReads } from '../freshness/catalog-state.js'
@@ -142,7 +142,7 @@ export function resolveSort(kind: Kind, sort: readonly SortOrder[]): { field: It
     if (!field) {
       throw invalidField(
         'sort',
-        messageText('validation.sort', {
+        message('validation.sort', {
           property: order.property,
           allowed: kind.itemFields.map((f) => f.name).join(', '),
         }),

@@ -1,6 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely'
 import type { Tables } from '../../db/tables.js'
-import { messageText } from '../../domain/messages.js'
+import { message } from '../../domain/messages.js'
 import { invalidField } from '../../http/problem.js'
 import type { ResultCache } from '../../paged-reads/result-cache.js'
 import { dataVersionSql, readDataVersion, searchReads } from '../freshness/catalog-state.js'
@@ -64,7 +64,7 @@ export async function suggest(
   if (!field || !column) {
     throw invalidField(
       'field',
-      messageText(request.byPriceList ? 'validation.notEntryTextField' : 'validation.notTextField', {
+      message(request.byPriceList ? 'validation.notEntryTextField' : 'validation.notTextField', {
         field: request.field,
         kind: kind.path,
         allowed: suggestableFields(kind, request.byPriceList).join(', '),
@@ -72,7 +72,7 @@ export async function suggest(
     )
   }
   const query = suggestionText(request.q)
-  if (query === '') throw invalidField('q', messageText('validation.blank'))
+  if (query === '') throw invalidField('q', message('validation.blank'))
   const limit = Math.min(request.limit ?? MAX_SUGGESTIONS, MAX_SUGGESTIONS)
   const indexed = await index?.suggestions(kind, field, request.byPriceList, query, limit)
   if (indexed) return indexed

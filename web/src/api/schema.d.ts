@@ -773,6 +773,11 @@ export interface components {
             readonly instance: string;
             /** @description The detail, as `detail` (Spring Boot's error body) */
             readonly message: string;
+            /**
+             * @description The key of the detail's message in the service's catalogue (`entry.notFound`, `import.problems`), the same in every language; absent when the detail is a library’s own words
+             * @example entry.notFound
+             */
+            readonly messageKey?: string;
             /** @description The request path, as `instance` (Spring Boot's error body) */
             readonly path: string;
             readonly status: number;
