@@ -3,6 +3,7 @@ import { CompiledQuery } from 'kysely'
 import type { Database, RawClient, ReadQuery } from '../../db/database.js'
 import { outsideRequest } from '../../db/request-work.js'
 import { SharedRead } from '../../db/shared-read.js'
+import { GLASS_PRICE_TEXT_FIELDS } from '../../domain/glass-price-fields.js'
 import type { GlassPriceListItem } from '../../glass-prices/glass-price-schemas.js'
 import type { Page } from '../../http/page.js'
 import type { Facets } from '../facets.js'
@@ -244,11 +245,9 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers {
   listing(request: IndexedListing & { readonly timezone: string }): Promise<Page<GlassPriceListItem> | undefined> {
     // The index holds each entry's business day in the configured zone only.
     if (request.timezone !== this.#timezone) return Promise.resolve(this.#bySql())
-    const filters = {
-      manufacturer: request.filter.manufacturer,
-      brand: request.filter.brand,
-      model: request.filter.model,
-    }
+    // The text filters' values, normalised beside the request where this thread cannot (the kind's filters of the
+    // same names read them).
+    const filters = Object.fromEntries(GLASS_PRICE_TEXT_FIELDS.map(({ name }) => [name, request.filter[name]]))
     return this.#answer(glasses, 'listing', filters, (tables, norm) => listingTable(tables.prices, request, norm))
   }
 

@@ -1,7 +1,7 @@
 import type { PriceChange, PriceType } from '../api/types.js'
 import type { MessageKey, Translate } from '../i18n/index.js'
 import type { BulkChangeBody, Direction, Rounding } from './bulk-api.js'
-import { fieldLabel } from './desk-format.js'
+import { FILTER_BANDS, filterInput, TEXT_FILTER_NAMES } from './prices-api.js'
 
 /*
  * The desk's decimals and the bulk change's formula in words. Decimals stay text from the input to the request:
@@ -140,27 +140,26 @@ export function describeChange(change: Pick<PriceChange, 'action' | 'parameters'
     `${t(priceShortKey[priceTypeChange])} = ` +
     `${expressionWords(body, t(priceShortKey[priceTypeBase]), '', number)}, ${t(roundingShortKey[round])}` +
     (parameters.direction === 'UP' ? ` (${t('directionUpShort')})` : '')
-  const range = (price: PriceType, from: unknown, to: unknown) => {
+  const range = (short: MessageKey, from: unknown, to: unknown) => {
     const [low, high] = [decimalText(from), decimalText(to)]
     if (low === undefined && high === undefined) return []
     const values = { from: number(low ?? ''), to: number(high ?? '') }
     const words = low === undefined ? 'rangeTo' : high === undefined ? 'rangeFrom' : 'rangeFromTo'
-    return [`${t(priceShortKey[price])} ${t(words, values)}`]
+    return [`${t(short)} ${t(words, values)}`]
   }
   const filter = (parameters.filter ?? {}) as Readonly<Record<string, unknown>>
   const exact = Array.isArray(filter.exact) ? filter.exact : []
   const selection = [
-    ...(['manufacturer', 'brand', 'model'] as const).flatMap((name) =>
+    ...TEXT_FILTER_NAMES.flatMap((name) =>
       typeof filter[name] === 'string'
         ? [
-            `${t(fieldLabel[name]).toLowerCase()}${exact.includes(name) ? ` ${t('exactShort')}` : ''} ` +
+            `${t(filterInput(name).label).toLowerCase()}${exact.includes(name) ? ` ${t('exactShort')}` : ''} ` +
               `«${filter[name]}»`,
           ]
         : [],
     ),
-    ...range('RETAIL', filter.priceFrom, filter.priceTo),
-    ...range('PURCHASE', filter.purchaseFrom, filter.purchaseTo),
-    ...range(priceTypeBase, parameters.priceFrom, parameters.priceTo),
+    ...FILTER_BANDS.flatMap((band) => range(band.short, filter[band.from], filter[band.to])),
+    ...range(priceShortKey[priceTypeBase], parameters.priceFrom, parameters.priceTo),
   ]
   return [formula, ...selection, ...scheduled].join('; ')
 }
