@@ -9,6 +9,7 @@ import {
   type GlassPriceFilterParameter,
 } from '../domain/glass-price-fields.js'
 import { MAX_PRICE, MAX_TEXT_LENGTH } from '../domain/limits.js'
+import { ROUNDING_RULES, type RoundingRule } from '../domain/roundings.js'
 import { pagingQueryProperties } from '../http/page.js'
 import {
   DecimalInput,
@@ -179,6 +180,55 @@ const PRICE_TYPES = ['PURCHASE', 'RETAIL'] as const
 export type PriceType = (typeof PRICE_TYPES)[number]
 export { ROUNDING_DIRECTIONS, ROUNDINGS, type Rounding, type RoundingDirection } from '../domain/roundings.js'
 
+const roundingNames = (rules: readonly RoundingRule[]) => rules.map((rule) => rule.name).join(' | ')
+/** The roundings in words (domain/roundings.ts): the contract's steps, then the steps and endings beyond it. */
+const roundingKinds = () => {
+  const rules: readonly RoundingRule[] = ROUNDING_RULES
+  const steps = rules.filter((rule) => rule.ending === undefined)
+  return {
+    contract: steps.filter((rule) => rule.contract),
+    beyond: steps.filter((rule) => !rule.contract),
+    endings: rules.filter((rule) => rule.ending !== undefined),
+  }
+}
+
+/** What the roundings beyond the contract are, in a few words: "the endings ENDS_90 | ENDS_99 | ENDS_00". */
+export function roundingsBeyondContract(): string {
+  const { beyond, endings } = roundingKinds()
+  return [
+    ...(beyond.length > 0 ? [`the steps ${roundingNames(beyond)}`] : []),
+    ...(endings.length > 0 ? [`the endings ${roundingNames(endings)}`] : []),
+  ].join(', ')
+}
+
+/** `round` in words, with what each rounding makes of 1234 roubles where that tells them apart. */
+function roundingDescription(): string {
+  const { contract, beyond, endings } = roundingKinds()
+  // Whole roubles, so the example's arithmetic is exact in a JS number.
+  const example = (rule: RoundingRule, up: boolean) => {
+    const ending = rule.ending ?? 0
+    const steps = (1234 - ending) / rule.step
+    return (up ? Math.ceil(steps) : Math.floor(steps + 0.5)) * rule.step + ending
+  }
+  const beyondParts = [
+    ...(beyond.length > 0
+      ? [`the steps ${roundingNames(beyond)} (${beyond.map((rule) => rule.step).join(', ')} roubles)`]
+      : []),
+    ...(endings.length > 0
+      ? [
+          `the price endings ${roundingNames(endings)} (` +
+            `${endings.map((rule) => `…${String(rule.ending).padStart(2, '0')}`).join(', ')} roubles: 1234 → ` +
+            `${endings.map((rule) => example(rule, true)).join(' | ')} upwards, ` +
+            `${endings.map((rule) => example(rule, false)).join(' | ')} to the nearest)`,
+        ]
+      : []),
+  ]
+  return (
+    `Required: ${roundingNames(contract)} (steps of ${contract.map((rule) => rule.step).join(', ')} roubles); ` +
+    `TO_INT = WHOLE.${beyondParts.length > 0 ? ` Beyond the contract, ${beyondParts.join(' and ')}` : ''}`
+  )
+}
+
 export const BulkChangeBodySchema = Type.Object(
   {
     priceFrom: Type.Optional(NullableDecimalInput({ description: 'Selects entries whose BASE price is ≥ this' })),
@@ -199,10 +249,7 @@ export const BulkChangeBodySchema = Type.Object(
     ),
     round: Type.Optional(
       NullableString({
-        description:
-          'Required: WHOLE | TENS | HUNDREDS (steps of 1, 10, 100 roubles); TO_INT = WHOLE. Beyond the contract, ' +
-          'the price endings ENDS_90 | ENDS_99 | ENDS_00 (…90, …99, …00 roubles: 1234 → 1290 | 1299 | 1300 upwards, ' +
-          '1190 | 1199 | 1200 to the nearest)',
+        description: roundingDescription(),
         examples: ['TENS'],
       }),
     ),

@@ -1,3 +1,4 @@
+import { ROUNDING_RULES } from '../../../src/domain/roundings.js'
 import type { PriceChange, PriceType } from '../api/types.js'
 import type { MessageKey, Translate } from '../i18n/index.js'
 import type { BulkChangeBody, Direction, Rounding } from './bulk-api.js'
@@ -22,17 +23,23 @@ export function isDecimalOrBlank(raw: string): boolean {
 }
 
 const priceKey: Record<PriceType, MessageKey> = { RETAIL: 'retailPrice', PURCHASE: 'purchasePrice' }
-const roundingKey: Record<Rounding, MessageKey> = {
-  WHOLE: 'roundWholeWords',
-  TENS: 'roundTensWords',
-  HUNDREDS: 'roundHundredsWords',
-  ENDS_90: 'roundEnds90Words',
-  ENDS_99: 'roundEnds99Words',
-  ENDS_00: 'roundEnds00Words',
-}
+/** A message key the roundings' description names (a type error names one the catalogues lack). */
+type RoundingMessages = (typeof ROUNDING_RULES)[number]['messages']
+const roundingMessage = (key: RoundingMessages | `${RoundingMessages}${'Words' | 'Short'}`): MessageKey => key
+/** Each rounding's messages (src/domain/roundings.ts): its choice, its words and its short words. */
+export const roundingMessages = Object.fromEntries(
+  ROUNDING_RULES.map((rule) => [
+    rule.name,
+    {
+      choice: roundingMessage(rule.messages),
+      words: roundingMessage(`${rule.messages}Words` as const),
+      short: roundingMessage(`${rule.messages}Short` as const),
+    },
+  ]),
+) as Readonly<Record<Rounding, { readonly choice: MessageKey; readonly words: MessageKey; readonly short: MessageKey }>>
 /** Whether `value` is a rounding the formula can say in words. */
 export function isRounding(value: string): value is Rounding {
-  return Object.hasOwn(roundingKey, value)
+  return Object.hasOwn(roundingMessages, value)
 }
 const directionKey: Record<Direction, MessageKey> = { NEAREST: 'directionNearestWords', UP: 'directionUpWords' }
 
@@ -66,7 +73,7 @@ export function describeFormula(body: BulkChangeBody, t: Translate): string {
   const words = t('formulaWords', {
     changed: t(priceKey[body.priceTypeChange]),
     expression: expressionWords(body, t(priceKey[body.priceTypeBase]), ` ${t('currency')}`, (text) => text),
-    rounding: t(roundingKey[body.round]),
+    rounding: t(roundingMessages[body.round].words),
     direction: t(directionKey[body.direction ?? 'NEAREST']),
   })
   return body.effectiveAt ? `${words} ${t('formulaEffective', { at: formatEffective(body.effectiveAt, t) })}` : words
@@ -86,14 +93,6 @@ export function formatEffective(at: string, t: Translate): string {
 }
 
 const priceShortKey: Record<PriceType, MessageKey> = { RETAIL: 'retailShort', PURCHASE: 'purchaseShort' }
-const roundingShortKey: Record<Rounding, MessageKey> = {
-  WHOLE: 'roundWholeShort',
-  TENS: 'roundTensShort',
-  HUNDREDS: 'roundHundredsShort',
-  ENDS_90: 'roundEnds90Short',
-  ENDS_99: 'roundEnds99Short',
-  ENDS_00: 'roundEnds00Short',
-}
 const importModeKey = { append: 'modeAppend', upsert: 'modeUpsert', replace: 'modeReplace' } as const satisfies Record<
   string,
   MessageKey
@@ -124,7 +123,7 @@ export function describeChange(change: Pick<PriceChange, 'action' | 'parameters'
   }
   if (change.action !== 'BULK_CHANGE') return undefined
   const { priceTypeBase, priceTypeChange, round } = parameters
-  if (!oneOf(priceTypeBase, priceKey) || !oneOf(priceTypeChange, priceKey) || !oneOf(round, roundingKey)) {
+  if (!oneOf(priceTypeBase, priceKey) || !oneOf(priceTypeChange, priceKey) || !oneOf(round, roundingMessages)) {
     return undefined
   }
   const number = (text: string) => text.replace('.', t('decimalPoint'))
@@ -138,7 +137,7 @@ export function describeChange(change: Pick<PriceChange, 'action' | 'parameters'
   }
   const formula =
     `${t(priceShortKey[priceTypeChange])} = ` +
-    `${expressionWords(body, t(priceShortKey[priceTypeBase]), '', number)}, ${t(roundingShortKey[round])}` +
+    `${expressionWords(body, t(priceShortKey[priceTypeBase]), '', number)}, ${t(roundingMessages[round].short)}` +
     (parameters.direction === 'UP' ? ` (${t('directionUpShort')})` : '')
   const range = (short: MessageKey, from: unknown, to: unknown) => {
     const [low, high] = [decimalText(from), decimalText(to)]
