@@ -17,8 +17,8 @@ import { GlassPriceListQuerySchema } from './glass-price-schemas.js'
  */
 
 const entries: EntrySeed[] = [
-  { manufacturer: 'Alpha Optics', brand: 'Aster', model: 'A-100', price: 1000, purchase: 400 },
-  { manufacturer: 'Alpha Optics', brand: 'Borealis', model: 'B-200', price: 2000, purchase: 900 },
+  { manufacturer: 'Альфа Оптика', brand: 'Aster', model: 'A-100', price: 1000, purchase: 400 },
+  { manufacturer: 'Альфа Оптика', brand: 'Borealis', model: 'B-200', price: 2000, purchase: 900 },
   { manufacturer: 'Gamma Frames', brand: 'Aster Kids', model: 'A-300', price: 3000, purchase: 1500 },
   { manufacturer: 'Gamma Frames', brand: 'Corona', model: 'C-400', price: 4000, purchase: 2100 },
   { manufacturer: 'Delta Vision', brand: 'Dune', model: 'D-500', price: 5000, purchase: 2600 },

@@ -245,10 +245,9 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers {
   listing(request: IndexedListing & { readonly timezone: string }): Promise<Page<GlassPriceListItem> | undefined> {
     // The index holds each entry's business day in the configured zone only.
     if (request.timezone !== this.#timezone) return Promise.resolve(this.#bySql())
-    // The text filters' values, normalised beside the request where this thread cannot (the kind's filters of the
-    // same names read them).
-    const filters = Object.fromEntries(GLASS_PRICE_TEXT_FIELDS.map(({ name }) => [name, request.filter[name]]))
-    return this.#answer(glasses, 'listing', filters, (tables, norm) => listingTable(tables.prices, request, norm))
+    // Every described text filter's value is normalised (domain/glass-price-fields.ts), whatever the kind's filters.
+    const texts = GLASS_PRICE_TEXT_FIELDS.flatMap(({ name }) => request.filter[name] ?? [])
+    return this.#answer(glasses, 'listing', {}, (tables, norm) => listingTable(tables.prices, request, norm), texts)
   }
 
   /** The best `limit` suggestions for a normalised query, or undefined when SQL must answer. */
@@ -271,6 +270,8 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers {
     reads: boolean | 'listing',
     filters: FilterValues,
     compute: (tables: IndexedSearch, norm: (text: string) => string) => T,
+    /** Texts `norm` reads beside the kind's substring filters' values (the glass price listing's). */
+    moreTexts: readonly string[] = [],
   ): Promise<T | undefined> {
     const state = this.#states.get(kind.path)
     if (!this.enabled || this.#closed || !state) return this.#bySql()
@@ -283,6 +284,7 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers {
     for (const { filter, value } of activeFilters(kind, filters)) {
       if (filter.match === 'substring' && localNorm(String(value)) === undefined) texts.add(String(value))
     }
+    for (const text of moreTexts) if (localNorm(text) === undefined) texts.add(text)
     const [versions, norms] = await Promise.all([
       this.#versions.current(),
       texts.size > 0 ? this.#norms([...texts]) : undefined,
