@@ -4,6 +4,7 @@ import { inTransaction } from '../db/transaction.js'
 import { checkDecimal, compareDecimal, type DecimalValue } from '../domain/decimal.js'
 import { MAX_PRICE } from '../domain/limits.js'
 import { isMessage, type Message, message } from '../domain/messages.js'
+import { roundingRule } from '../domain/roundings.js'
 import { badRequest, conflict, type FieldError, invalidField, listFieldErrors, unprocessable } from '../http/problem.js'
 import { type GlassPriceFilter, glassPriceFilterConditions, glassPriceWhereSql } from './glass-price-filter.js'
 import {
@@ -25,7 +26,8 @@ import { reportJobProgress } from './write-jobs.js'
  *   selected = entries matching the listing's filters AND base price within [priceFrom, priceTo] (inclusive)
  *   raw      = base × multiplier + (difference ?? 0),  multiplier = coefficient ?? (1 + percent / 100) ?? 1
  *   new      = f((raw − ending) / step) × step + ending
- *   step, ending = 1 | 10 | 100, 0 (WHOLE, TENS, HUNDREDS) or 100, 90 | 99 | 0 (ENDS_90, ENDS_99, ENDS_00)
+ *   step, ending = the rounding's (domain/roundings.ts): 1 | 10 | 100, 0 (WHOLE, TENS, HUNDREDS) or 100, 90 | 99 | 0
+ *                  (ENDS_90, ENDS_99, ENDS_00)
  *   f        = floor(x + ½) (NEAREST: halves up) | ceil(x) (UP: the next step or ending at or above raw)
  *
  * For the contract's steps and NEAREST this is round_half_up(raw / step) × step, as SPEC §5 writes it. All
@@ -155,19 +157,10 @@ export function validateBulkChange(body: BulkChangeBody, now = new Date()): Bulk
 }
 
 const priceColumn = { RETAIL: 'price', PURCHASE: 'purchase' } as const
-/** Each rounding as a step and the ending a rounded value has within it (roubles). */
-const roundingSteps: Readonly<Record<Rounding, { step: number; ending: number }>> = {
-  WHOLE: { step: 1, ending: 0 },
-  TENS: { step: 10, ending: 0 },
-  HUNDREDS: { step: 100, ending: 0 },
-  ENDS_90: { step: 100, ending: 90 },
-  ENDS_99: { step: 100, ending: 99 },
-  ENDS_00: { step: 100, ending: 0 },
-}
-
 /** The new value of a raw one under the rule's rounding, in numeric (see the formula above). */
 function roundedSql(raw: RawBuilder<unknown>, rule: BulkChangeRule): RawBuilder<unknown> {
-  const { step, ending } = roundingSteps[rule.round]
+  // The rounding's step and the ending a rounded value has within it (roubles; a step's values end in 0).
+  const { step, ending = 0 } = roundingRule(rule.round)
   const steps = sql`(${raw} - ${ending}::numeric) / ${step}::numeric`
   const whole = rule.direction === 'UP' ? sql`ceil(${steps})` : sql`floor(${steps} + 0.5)`
   // To the column's scale (kopecks), so sums and the preview read as money.

@@ -1,40 +1,31 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely'
 import { textMatchSql } from '../catalog/search/search-query.js'
 import { compareDecimal, type DecimalValue, parseDecimal } from '../domain/decimal.js'
+import {
+  GLASS_PRICE_BAND_FIELDS,
+  GLASS_PRICE_FILTERS,
+  GLASS_PRICE_TEXT_FILTERS,
+  type GlassPriceFilter,
+  type GlassPriceTextFilter,
+} from '../domain/glass-price-fields.js'
 import { canonicalText } from '../domain/key-text.js'
 import { message } from '../domain/messages.js'
 import { badRequest, type FieldError, listFieldErrors } from '../http/problem.js'
 
 /*
- * The glass price list's filters, in one place: the listing shows, the bulk change changes and the export writes
- * exactly the entries these conditions select, so what the price manager sees is what changes.
+ * The glass price list's filters, as the service reads them: the listing shows, the bulk change changes and the
+ * export writes exactly the entries these conditions select, so what the price manager sees is what changes. The
+ * filters themselves are described in domain/glass-price-fields.ts; this reads and translates that description.
  */
 
-/** The text filters; each is a substring unless the filter's `exact` names it. */
-export const GLASS_PRICE_TEXT_FILTERS = ['manufacturer', 'brand', 'model'] as const
-export type GlassPriceTextFilter = (typeof GLASS_PRICE_TEXT_FILTERS)[number]
-
-/**
- * Active filters: text trimmed and non-empty, bounds as canonical decimal text; absent = no filter. `exact`: the
- * set text filters compared whole (equal normal forms), in the order of {@link GLASS_PRICE_TEXT_FILTERS}; absent
- * when none is.
- */
-export interface GlassPriceFilter {
-  readonly manufacturer?: string
-  readonly brand?: string
-  readonly model?: string
-  readonly priceFrom?: string
-  readonly priceTo?: string
-  readonly purchaseFrom?: string
-  readonly purchaseTo?: string
-  readonly exact?: readonly GlassPriceTextFilter[]
-}
+export {
+  GLASS_PRICE_TEXT_FILTERS,
+  type GlassPriceFilter,
+  type GlassPriceTextFilter,
+} from '../domain/glass-price-fields.js'
 
 const textFilters = GLASS_PRICE_TEXT_FILTERS
-const ranges = [
-  ['priceFrom', 'priceTo'],
-  ['purchaseFrom', 'purchaseTo'],
-] as const
+const ranges = GLASS_PRICE_BAND_FIELDS.map((field) => [field.from.parameter, field.to.parameter] as const)
 
 /**
  * Reads the filters from query parameters (as validated by `glassPriceFilterQueryProperties`, or raw from a CLI).
@@ -102,22 +93,34 @@ function readExact(value: unknown, errors: FieldError[]): GlassPriceTextFilter[]
  */
 export function glassPriceFilterConditions(filter: GlassPriceFilter): RawBuilder<SqlBool>[] {
   const conditions: RawBuilder<SqlBool>[] = []
-  for (const name of textFilters) {
-    const value = filter[name]
-    if (value !== undefined) {
-      conditions.push(textMatchSql(sql.ref(`e.${name}`), value, filter.exact?.includes(name) ?? false))
+  for (const field of GLASS_PRICE_FILTERS) {
+    const value = sql.ref(`e.${field.source.column}`)
+    switch (field.match) {
+      case 'text': {
+        const text = filter[field.name]
+        if (text !== undefined) {
+          conditions.push(textMatchSql(value, text, filter.exact?.includes(field.name) ?? false))
+        }
+        break
+      }
+      case 'band':
+        for (const [bound, operator] of [
+          [filter[field.from.parameter], '>='],
+          [filter[field.to.parameter], '<='],
+        ] as const) {
+          if (bound !== undefined) conditions.push(sql<SqlBool>`${value} ${sql.raw(operator)} ${bound}::numeric`)
+        }
+        break
+      default:
+        unknownMatch(field)
     }
   }
-  const bound = (column: 'price' | 'purchase', operator: '>=' | '<=', value: string | undefined) => {
-    if (value !== undefined) {
-      conditions.push(sql<SqlBool>`${sql.ref(`e.${column}`)} ${sql.raw(operator)} ${value}::numeric`)
-    }
-  }
-  bound('price', '>=', filter.priceFrom)
-  bound('price', '<=', filter.priceTo)
-  bound('purchase', '>=', filter.purchaseFrom)
-  bound('purchase', '<=', filter.purchaseTo)
   return conditions
+}
+
+/** A described filter no translation here knows: a type error, and at run time a failure rather than no filter. */
+function unknownMatch(field: never): never {
+  throw new Error(`glass price filter ${JSON.stringify(field)}: no SQL for its match`)
 }
 
 /** The conditions joined with AND (`TRUE` when there are none), for hand-written statements. */

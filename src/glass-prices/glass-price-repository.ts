@@ -7,6 +7,7 @@ import type { ListingIndexAnswers } from '../catalog/search-index/service-types.
 import { bigintId, type Tables } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
 import { checkDecimal } from '../domain/decimal.js'
+import { GLASS_PRICE_FILTERS } from '../domain/glass-price-fields.js'
 import { canonicalText, keyTextProblem } from '../domain/key-text.js'
 import { MAX_PRICE, MAX_TEXT_LENGTH } from '../domain/limits.js'
 import { isMessage, type Message, message } from '../domain/messages.js'
@@ -156,20 +157,16 @@ function orderExpressions(column: SortColumn, timezone: string): RawBuilder<unkn
   // Ties end on the id, so pages never overlap or skip; text compares normalised (keys) or as it is (the user)
   // byte-wise: the same order on every server, and the search index's (glass-listing.ts, listingTable). Every key is
   // non-null, so an export's keyset pages compare them as rows.
-  const norm = (name: 'manufacturer' | 'brand' | 'model') => sql`optics_norm(${sql.ref(`e.${name}`)}) COLLATE "C"`
+  const norm = (name: string) => sql`optics_norm(${sql.ref(`e.${name}`)}) COLLATE "C"`
+  // A filter's sort: its value alone, text normalised as the keys.
+  const filter = GLASS_PRICE_FILTERS.find((field) => field.sort?.key === column)
+  if (filter) {
+    const { column: name } = filter.source
+    return [filter.match === 'text' ? norm(name) : sql.ref(`e.${name}`), sql.ref('e.id')]
+  }
   switch (column) {
     case 'PARAMETERS':
       return [norm('manufacturer'), norm('brand'), norm('model'), sql.ref('e.id')]
-    case 'MANUFACTURER':
-      return [norm('manufacturer'), sql.ref('e.id')]
-    case 'BRAND':
-      return [norm('brand'), sql.ref('e.id')]
-    case 'MODEL':
-      return [norm('model'), sql.ref('e.id')]
-    case 'PRICE':
-      return [sql.ref('e.price'), sql.ref('e.id')]
-    case 'PURCHASE':
-      return [sql.ref('e.purchase'), sql.ref('e.id')]
     case 'UPDATED_ON':
       return [sql`${lastUpdatedOnSql(timezone)} COLLATE "C"`, sql.ref('e.id')]
     case 'USER':

@@ -39,6 +39,7 @@ import {
   LISTING_DEFAULT_SIZE,
   PriceChangeSchema,
   RevertResultSchema,
+  roundingsBeyondContract,
   ScheduledChangeSchema,
   ScheduledIdParamsSchema,
 } from './glass-price-schemas.js'
@@ -196,7 +197,7 @@ export async function glassPriceRoutes(fastify: FastifyInstance): Promise<void> 
           "The query filters are the listing's; the body's priceFrom/priceTo bound the BASE price (inclusive). " +
           'All or nothing: 422 naming the entries when any would get a value ≤ 0. Answers 200 with an empty body ' +
           'and the headers X-Changed-Count and X-Price-Change-Batch; with `dryRun=true`, the preview and no write. ' +
-          'Beyond the contract: `percent` instead of the coefficient, the endings ENDS_90 | ENDS_99 | ENDS_00 and ' +
+          `Beyond the contract: \`percent\` instead of the coefficient, ${roundingsBeyondContract()} and ` +
           '`direction` UP; with a future `effectiveAt`, 202 with the scheduled change (applied then, to what the ' +
           'filters select then; cancel it with DELETE …/scheduled/{id}).',
         querystring: BulkChangeQuerySchema,

@@ -1,5 +1,15 @@
 import Type, { type Static, type TSchema } from 'typebox'
+import {
+  type FilterSort,
+  type FilterSortColumn,
+  GLASS_PRICE_BAND_FIELDS,
+  GLASS_PRICE_FILTERS,
+  GLASS_PRICE_TEXT_FIELDS,
+  GLASS_PRICE_TEXT_FILTERS,
+  type GlassPriceFilterParameter,
+} from '../domain/glass-price-fields.js'
 import { MAX_PRICE, MAX_TEXT_LENGTH } from '../domain/limits.js'
+import { ROUNDING_RULES, type RoundingRule } from '../domain/roundings.js'
 import { pagingQueryProperties } from '../http/page.js'
 import {
   DecimalInput,
@@ -9,7 +19,6 @@ import {
   NullableString,
 } from '../http/schemas.js'
 import { ExactFiltersSchema, StringEnum } from '../http/validation.js'
-import { GLASS_PRICE_TEXT_FILTERS } from './glass-price-filter.js'
 
 /*
  * The wire shapes of the glass price list: the contract's entry, listing item and bulk change, and the history
@@ -96,36 +105,43 @@ const textFilterDescription =
   'Case-insensitive substring, read as keys are written (invisible characters removed, no-break spaces made ' +
   'spaces, NFKC, Latin/Cyrillic look-alikes in one script per word); blank = no filter'
 
-/** The listing's filters, shared by the listing, the bulk change and the export. */
-export const glassPriceFilterQueryProperties = {
-  manufacturer: Type.Optional(Type.String({ description: textFilterDescription, examples: ['EssilorLuxottica'] })),
-  brand: Type.Optional(Type.String({ description: textFilterDescription, examples: ['Ray-Ban'] })),
-  model: Type.Optional(Type.String({ description: textFilterDescription, examples: ['RX'] })),
-  exact: Type.Optional(
-    ExactFiltersSchema(GLASS_PRICE_TEXT_FILTERS, 'exact=brand&exact=model', { examples: [['brand']] }),
-  ),
-  priceFrom: Type.Optional(QueryDecimal('Retail price ≥ this (inclusive)', '5000')),
-  priceTo: Type.Optional(QueryDecimal('Retail price ≤ this (inclusive)', '30000')),
-  purchaseFrom: Type.Optional(QueryDecimal('Purchase price ≥ this (inclusive)', '1000')),
-  purchaseTo: Type.Optional(QueryDecimal('Purchase price ≤ this (inclusive)', '20000')),
+/** The listing's filters, shared by the listing, the bulk change and the export: built from their description. */
+export const glassPriceFilterQueryProperties = Object.fromEntries([
+  ...GLASS_PRICE_TEXT_FIELDS.map((field) => [
+    field.name,
+    Type.Optional(Type.String({ description: textFilterDescription, examples: [field.example] })),
+  ]),
+  [
+    'exact',
+    Type.Optional(ExactFiltersSchema(GLASS_PRICE_TEXT_FILTERS, 'exact=brand&exact=model', { examples: [['brand']] })),
+  ],
+  ...GLASS_PRICE_BAND_FIELDS.flatMap((field) => [
+    [field.from.parameter, Type.Optional(QueryDecimal(`${field.description} ≥ this (inclusive)`, field.from.example))],
+    [field.to.parameter, Type.Optional(QueryDecimal(`${field.description} ≤ this (inclusive)`, field.to.example))],
+  ]),
+]) as { [Name in GlassPriceFilterParameter]: Type.TOptional<Type.TString> } & {
+  exact: Type.TOptional<ReturnType<typeof ExactFiltersSchema>>
 }
 
 /**
- * The sort columns: the contract's four, then (beyond the contract) one per other column of the listing, so the desk
- * sorts by any of them while a client that knows only the contract's four is answered as before.
+ * The sort columns: the contract's four (the id, the keys together, and the filters' sorts the contract names),
+ * then (beyond the contract) one per other column of the listing, so the desk sorts by any of them while a client
+ * that knows only the contract's four is answered as before.
  */
+const filterSorts = (contract: boolean) =>
+  GLASS_PRICE_FILTERS.flatMap((field) => {
+    const sort: FilterSort | undefined = field.sort
+    return sort && (sort.contract ?? false) === contract ? [sort.key] : []
+  })
 export const SORT_COLUMNS = [
   'ID',
   'PARAMETERS',
-  'PRICE',
-  'PURCHASE',
-  'MANUFACTURER',
-  'BRAND',
-  'MODEL',
+  ...filterSorts(true),
+  ...filterSorts(false),
   'UPDATED_ON',
   'USER',
   'MARKUP',
-] as const
+] as readonly ('ID' | 'PARAMETERS' | FilterSortColumn | 'UPDATED_ON' | 'USER' | 'MARKUP')[]
 export type SortColumn = (typeof SORT_COLUMNS)[number]
 export const SORT_DIRECTIONS = ['ASC', 'DESC'] as const
 export type SortDirection = (typeof SORT_DIRECTIONS)[number]
@@ -137,8 +153,9 @@ export const GlassPriceListQuerySchema = Type.Object({
   sortColumn: Type.Optional(
     StringEnum(SORT_COLUMNS, {
       description:
-        'ID (default) | PARAMETERS (manufacturer, brand, model) | PRICE | PURCHASE; beyond the contract MANUFACTURER | ' +
-        'BRAND | MODEL (each alone, as PARAMETERS compares text) | UPDATED_ON (lastUpdatedOn) | USER | MARKUP ' +
+        `ID (default) | PARAMETERS (manufacturer, brand, model) | ${filterSorts(true).join(' | ')}; beyond the ` +
+        `contract ${filterSorts(false).join(' | ')} (each alone, as PARAMETERS compares text) | UPDATED_ON ` +
+        '(lastUpdatedOn) | USER | MARKUP ' +
         '((price − purchase) / purchase, exact; entries whose purchase is 0 last, first with DESC); ties by id',
       examples: ['PRICE'],
     }),
@@ -163,6 +180,55 @@ const PRICE_TYPES = ['PURCHASE', 'RETAIL'] as const
 export type PriceType = (typeof PRICE_TYPES)[number]
 export { ROUNDING_DIRECTIONS, ROUNDINGS, type Rounding, type RoundingDirection } from '../domain/roundings.js'
 
+const roundingNames = (rules: readonly RoundingRule[]) => rules.map((rule) => rule.name).join(' | ')
+/** The roundings in words (domain/roundings.ts): the contract's steps, then the steps and endings beyond it. */
+const roundingKinds = () => {
+  const rules: readonly RoundingRule[] = ROUNDING_RULES
+  const steps = rules.filter((rule) => rule.ending === undefined)
+  return {
+    contract: steps.filter((rule) => rule.contract),
+    beyond: steps.filter((rule) => !rule.contract),
+    endings: rules.filter((rule) => rule.ending !== undefined),
+  }
+}
+
+/** What the roundings beyond the contract are, in a few words: "the endings ENDS_90 | ENDS_99 | ENDS_00". */
+export function roundingsBeyondContract(): string {
+  const { beyond, endings } = roundingKinds()
+  return [
+    ...(beyond.length > 0 ? [`the steps ${roundingNames(beyond)}`] : []),
+    ...(endings.length > 0 ? [`the endings ${roundingNames(endings)}`] : []),
+  ].join(', ')
+}
+
+/** `round` in words, with what each rounding makes of 1234 roubles where that tells them apart. */
+function roundingDescription(): string {
+  const { contract, beyond, endings } = roundingKinds()
+  // Whole roubles, so the example's arithmetic is exact in a JS number.
+  const example = (rule: RoundingRule, up: boolean) => {
+    const ending = rule.ending ?? 0
+    const steps = (1234 - ending) / rule.step
+    return (up ? Math.ceil(steps) : Math.floor(steps + 0.5)) * rule.step + ending
+  }
+  const beyondParts = [
+    ...(beyond.length > 0
+      ? [`the steps ${roundingNames(beyond)} (${beyond.map((rule) => rule.step).join(', ')} roubles)`]
+      : []),
+    ...(endings.length > 0
+      ? [
+          `the price endings ${roundingNames(endings)} (` +
+            `${endings.map((rule) => `…${String(rule.ending).padStart(2, '0')}`).join(', ')} roubles: 1234 → ` +
+            `${endings.map((rule) => example(rule, true)).join(' | ')} upwards, ` +
+            `${endings.map((rule) => example(rule, false)).join(' | ')} to the nearest)`,
+        ]
+      : []),
+  ]
+  return (
+    `Required: ${roundingNames(contract)} (steps of ${contract.map((rule) => rule.step).join(', ')} roubles); ` +
+    `TO_INT = WHOLE.${beyondParts.length > 0 ? ` Beyond the contract, ${beyondParts.join(' and ')}` : ''}`
+  )
+}
+
 export const BulkChangeBodySchema = Type.Object(
   {
     priceFrom: Type.Optional(NullableDecimalInput({ description: 'Selects entries whose BASE price is ≥ this' })),
@@ -183,10 +249,7 @@ export const BulkChangeBodySchema = Type.Object(
     ),
     round: Type.Optional(
       NullableString({
-        description:
-          'Required: WHOLE | TENS | HUNDREDS (steps of 1, 10, 100 roubles); TO_INT = WHOLE. Beyond the contract, ' +
-          'the price endings ENDS_90 | ENDS_99 | ENDS_00 (…90, …99, …00 roubles: 1234 → 1290 | 1299 | 1300 upwards, ' +
-          '1190 | 1199 | 1200 to the nearest)',
+        description: roundingDescription(),
         examples: ['TENS'],
       }),
     ),

@@ -1,7 +1,7 @@
-import type { GlassPriceFilter, GlassPriceTextFilter } from '../../glass-prices/glass-price-filter.js'
+import { GLASS_PRICE_FILTERS, type GlassPriceFilter } from '../../domain/glass-price-fields.js'
 import type { GlassPriceListItem, SortColumn, SortDirection } from '../../glass-prices/glass-price-schemas.js'
 import { buildPage, type Page, type PageRequest } from '../../http/page.js'
-import { columnOf, decimalOf } from './conditions.js'
+import { columnOf, decimalOf, NotIndexable } from './conditions.js'
 import { type KeySpec, keysOf, sortedPermutation } from './kept-orders.js'
 import type { PriceTable } from './load.js'
 import { type Condition, compareCondition, matchRows, sortedWindow, textCondition } from './matching.js'
@@ -18,19 +18,20 @@ export interface IndexedListing {
 
 /**
  * The columns of each listing order before the id, as `orderExpressions` of the repository sorts them: the keys'
- * normalised text byte-wise, or the values themselves (text byte-wise, numbers by value).
+ * normalised text byte-wise, or the values themselves (text byte-wise, numbers by value). A filter's sort (see
+ * domain/glass-price-fields.ts) orders by its column alone, text normalised.
  */
 const listingKeys: Readonly<Record<SortColumn, { readonly columns: readonly string[]; readonly norm: boolean }>> = {
   ID: { columns: [], norm: false },
   PARAMETERS: { columns: ['manufacturer', 'brand', 'model'], norm: true },
-  MANUFACTURER: { columns: ['manufacturer'], norm: true },
-  BRAND: { columns: ['brand'], norm: true },
-  MODEL: { columns: ['model'], norm: true },
-  PRICE: { columns: ['price'], norm: false },
-  PURCHASE: { columns: ['purchase'], norm: false },
   UPDATED_ON: { columns: ['last_updated_on'], norm: false },
   USER: { columns: ['updated_by'], norm: false },
   MARKUP: { columns: ['markup'], norm: false },
+  ...(Object.fromEntries(
+    GLASS_PRICE_FILTERS.flatMap((field) =>
+      field.sort ? [[field.sort.key, { columns: [field.source.column], norm: field.match === 'text' }]] : [],
+    ),
+  ) as Record<NonNullable<(typeof GLASS_PRICE_FILTERS)[number]['sort']>['key'], { columns: string[]; norm: boolean }>),
 }
 
 /**
@@ -45,21 +46,27 @@ export function listingTable(
 ): Page<GlassPriceListItem> {
   const { filter } = request
   const conditions: Condition[] = []
-  // The text filters by name (a type-only import keeps the index below the price list; the type checks the names).
-  const textFilters: readonly GlassPriceTextFilter[] = ['manufacturer', 'brand', 'model']
-  for (const name of textFilters) {
-    const value = filter[name]
-    if (value !== undefined) {
-      conditions.push(textCondition(columnOf(prices, name), norm(value), filter.exact?.includes(name) ?? false))
+  // Every described filter (domain/glass-price-fields.ts); one whose match this does not know leaves it to SQL.
+  for (const field of GLASS_PRICE_FILTERS as readonly (typeof GLASS_PRICE_FILTERS)[number][]) {
+    const column = columnOf(prices, field.source.column)
+    switch (field.match) {
+      case 'text': {
+        const value = filter[field.name]
+        if (value !== undefined) {
+          conditions.push(textCondition(column, norm(value), filter.exact?.includes(field.name) ?? false))
+        }
+        break
+      }
+      case 'band': {
+        const [from, to] = [filter[field.from.parameter], filter[field.to.parameter]]
+        if (from !== undefined) conditions.push(compareCondition(column, decimalOf(from), (c) => c >= 0))
+        if (to !== undefined) conditions.push(compareCondition(column, decimalOf(to), (c) => c <= 0))
+        break
+      }
+      default:
+        throw new NotIndexable(`no listing filter matching ${(field as { match: string }).match}`)
     }
   }
-  const bound = (column: string, value: string | undefined, test: (comparison: number) => boolean) => {
-    if (value !== undefined) conditions.push(compareCondition(columnOf(prices, column), decimalOf(value), test))
-  }
-  bound('price', filter.priceFrom, (c) => c >= 0)
-  bound('price', filter.priceTo, (c) => c <= 0)
-  bound('purchase', filter.purchaseFrom, (c) => c >= 0)
-  bound('purchase', filter.purchaseTo, (c) => c <= 0)
   const matches = conditions.length > 0 ? matchRows(prices, conditions, true) : undefined
   const total = matches ? matches.length : prices.rows
 

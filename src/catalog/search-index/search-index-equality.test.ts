@@ -6,6 +6,7 @@ import { sql } from 'kysely'
 import { pricesPath } from '../../../test/fixtures/glass-prices.js'
 import { eachDatabase, useTestApp } from '../../../test/harness.js'
 import { seedCatalogue } from '../../demo/demo-catalogue.js'
+import { GLASS_PRICE_FILTERS, GLASS_PRICE_TEXT_FILTERS } from '../../domain/glass-price-fields.js'
 import { SORT_COLUMNS } from '../../glass-prices/glass-price-schemas.js'
 import { insertSkus, refreshMatview, skuFieldColumns } from '../freshness/catalog-repository.js'
 import type { Filter, Kind } from '../kinds/kind.js'
@@ -331,13 +332,25 @@ function suggestRequest(kind: Kind, pools: KindPools): fc.Arbitrary<Request> {
     })
 }
 
+/** The values of the glass price list's columns: the entries' own, and every column a listing filter reads. */
 interface GlassPools {
   manufacturer: Pool
   brand: Pool
   model: Pool
   price: Pool
   purchase: Pool
+  [column: string]: Pool
 }
+const glassColumns = [
+  ...new Set([
+    'manufacturer',
+    'brand',
+    'model',
+    'price',
+    'purchase',
+    ...GLASS_PRICE_FILTERS.map((field) => field.source.column),
+  ]),
+]
 
 /** A bound of the listing: a price of the list written as the API accepts it, blank, or not a number. */
 function moneyFrom(pool: Pool): fc.Arbitrary<string> {
@@ -352,16 +365,20 @@ function moneyFrom(pool: Pool): fc.Arbitrary<string> {
   )
 }
 
+/** A listing request: each described filter (domain/glass-price-fields.ts) sometimes, from its column's values. */
 function listingRequest(glass: GlassPools): fc.Arbitrary<Request> {
+  const filters = GLASS_PRICE_FILTERS.flatMap((field): [string, fc.Arbitrary<string | undefined>][] => {
+    const pool = glass[field.source.column] ?? []
+    return field.match === 'text'
+      ? [[field.name, sometimes(textFrom(pool))]]
+      : [
+          [field.from.parameter, sometimes(moneyFrom(pool), 4)],
+          [field.to.parameter, sometimes(moneyFrom(pool), 4)],
+        ]
+  })
   return fc
     .record({
-      manufacturer: sometimes(textFrom(glass.manufacturer)),
-      brand: sometimes(textFrom(glass.brand)),
-      model: sometimes(textFrom(glass.model)),
-      priceFrom: sometimes(moneyFrom(glass.price), 4),
-      priceTo: sometimes(moneyFrom(glass.price), 4),
-      purchaseFrom: sometimes(moneyFrom(glass.purchase), 5),
-      purchaseTo: sometimes(moneyFrom(glass.purchase), 5),
+      ...Object.fromEntries(filters),
       sortColumn: sometimes(
         fc.oneof({ weight: 12, arbitrary: fc.constantFrom(...SORT_COLUMNS) }, fc.constant('price')),
         1,
@@ -369,7 +386,7 @@ function listingRequest(glass: GlassPools): fc.Arbitrary<Request> {
       sortDirection: sometimes(fc.constantFrom('ASC', 'DESC', 'DESC', 'desc'), 1),
       page: pageValue,
       size: sizeValue,
-      exact: exactNames(['manufacturer', 'brand', 'model']),
+      exact: exactNames(GLASS_PRICE_TEXT_FILTERS),
     })
     .map(({ exact, ...query }) => ({
       method: 'GET' as const,
@@ -565,7 +582,10 @@ function withoutTimestamp(body: string): string {
 
 eachDatabase('the search index answers exactly as SQL does', (ctx) => {
   const pools = new Map<string, KindPools>()
-  const glass: GlassPools = { manufacturer: [], brand: [], model: [], price: [], purchase: [] }
+  const glass: GlassPools = Object.assign(
+    { manufacturer: [], brand: [], model: [], price: [], purchase: [] },
+    Object.fromEntries(glassColumns.map((column) => [column, []])),
+  )
 
   const distinct = async (query: ReturnType<typeof sql<{ value: string }>>): Promise<string[]> =>
     (await query.execute(ctx.db.primary)).rows.map((row) => String(row.value))
@@ -617,8 +637,8 @@ eachDatabase('the search index answers exactly as SQL does', (ctx) => {
       }
       pools.set(kind.path, kindPools)
     }
-    for (const column of ['manufacturer', 'brand', 'model', 'price', 'purchase'] as const) {
-      glass[column].push(
+    for (const column of glassColumns) {
+      glass[column]?.push(
         ...(await distinct(sql`SELECT DISTINCT ${sql.ref(column)}::text AS value FROM glasses_price ORDER BY 1`)),
       )
     }
@@ -632,10 +652,8 @@ eachDatabase('the search index answers exactly as SQL does', (ctx) => {
   function remember(kindPath: string, name: string, value: string): void {
     const pool = pools.get(kindPath)?.get(name)
     if (pool && !pool.includes(value)) pool.push(value)
-    if (kindPath === 'glasses' && name in glass) {
-      const glassPool = glass[name as keyof GlassPools]
-      if (!glassPool.includes(value)) glassPool.push(value)
-    }
+    const glassPool = kindPath === 'glasses' ? glass[name] : undefined
+    if (glassPool && !glassPool.includes(value)) glassPool.push(value)
   }
 
   let counter = 0

@@ -3,6 +3,7 @@ import { CompiledQuery } from 'kysely'
 import type { Database, RawClient, ReadQuery } from '../../db/database.js'
 import { outsideRequest } from '../../db/request-work.js'
 import { SharedRead } from '../../db/shared-read.js'
+import { GLASS_PRICE_TEXT_FIELDS } from '../../domain/glass-price-fields.js'
 import type { GlassPriceListItem } from '../../glass-prices/glass-price-schemas.js'
 import type { Page } from '../../http/page.js'
 import type { ItemField, Kind } from '../kinds/kind.js'
@@ -226,12 +227,15 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
     // The index holds each entry's business day in the configured zone only.
     const listing = this.#listing
     if (!listing || request.timezone !== this.#timezone) return Promise.resolve(this.#bySql())
-    const filters = {
-      manufacturer: request.filter.manufacturer,
-      brand: request.filter.brand,
-      model: request.filter.model,
-    }
-    return this.#answer(listing.kind, 'listing', filters, (tables, norm) => listingTable(tables.prices, request, norm))
+    // Every described text filter's value is normalised (domain/glass-price-fields.ts), whatever the kind's filters.
+    const texts = GLASS_PRICE_TEXT_FIELDS.flatMap(({ name }) => request.filter[name] ?? [])
+    return this.#answer(
+      listing.kind,
+      'listing',
+      {},
+      (tables, norm) => listingTable(tables.prices, request, norm),
+      texts,
+    )
   }
 
   /** The best `limit` suggestions for a normalised query, or undefined when SQL must answer. */
@@ -254,6 +258,8 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
     reads: boolean | 'listing',
     filters: FilterValues,
     compute: (tables: IndexedSearch, norm: (text: string) => string) => T,
+    /** Texts `norm` reads beside the kind's substring filters' values (the glass price listing's). */
+    moreTexts: readonly string[] = [],
   ): Promise<T | undefined> {
     const state = this.#states.get(kind.path)
     if (!this.enabled || this.#closed || !state) return this.#bySql()
@@ -266,6 +272,7 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
     for (const { filter, value } of activeFilters(kind, filters)) {
       if (filter.match === 'substring' && localNorm(String(value)) === undefined) texts.add(String(value))
     }
+    for (const text of moreTexts) if (localNorm(text) === undefined) texts.add(text)
     const [versions, norms] = await Promise.all([
       this.#versions.current(),
       texts.size > 0 ? this.#norms([...texts]) : undefined,

@@ -1,7 +1,8 @@
+import { ROUNDINGS } from '../../../src/domain/roundings.js'
 import type { PriceType } from '../api/types.js'
 import type { MessageKey } from '../i18n/index.js'
 import type { BulkChangeBody, Direction, Rounding } from './bulk-api.js'
-import { effectiveInstant, normaliseDecimal } from './formula.js'
+import { effectiveInstant, normaliseDecimal, roundingMessages } from './formula.js'
 
 /*
  * The bulk change wizard's steps and its formula as typed: the choices it offers, the request body it makes of
@@ -44,14 +45,11 @@ export const initialFormula: Formula = {
   effectiveAt: '',
 }
 
-export const ROUNDING_OPTIONS: readonly [Rounding, MessageKey][] = [
-  ['WHOLE', 'roundWhole'],
-  ['TENS', 'roundTens'],
-  ['HUNDREDS', 'roundHundreds'],
-  ['ENDS_90', 'roundEnds90'],
-  ['ENDS_99', 'roundEnds99'],
-  ['ENDS_00', 'roundEnds00'],
-]
+/** The roundings offered, as described (src/domain/roundings.ts). */
+export const ROUNDING_OPTIONS: readonly [Rounding, MessageKey][] = ROUNDINGS.map((rounding) => [
+  rounding,
+  roundingMessages[rounding].choice,
+])
 export const DIRECTION_OPTIONS: readonly [Direction, MessageKey][] = [
   ['NEAREST', 'directionNearest'],
   ['UP', 'directionUp'],

@@ -1,11 +1,19 @@
 import { useEffect, useState } from 'preact/hooks'
 import type { FilterName, TextFilterName } from '../api/types.js'
 import type { Api, Facets } from '../api.js'
-import type { MessageKey, Translate } from '../i18n/index.js'
+import type { Translate } from '../i18n/index.js'
 import { Combobox } from '../search/combobox.js'
 import type { Problem } from './bulk-api.js'
 import { isDecimalOrBlank } from './formula.js'
-import { FILTER_NAMES, type Filters, TEXT_FILTER_NAMES, withTextFilter } from './prices-api.js'
+import {
+  FILTER_INPUTS,
+  FILTER_NAMES,
+  type Filters,
+  filterInput,
+  isTextFilter,
+  TEXT_FILTER_NAMES,
+  withTextFilter,
+} from './prices-api.js'
 
 /*
  * The desk's inputs: a labelled text field with its error beside it (aria-invalid, aria-describedby), and the
@@ -71,18 +79,6 @@ export function TextField(props: {
     </div>
   )
 }
-
-const filterLabels: Record<FilterName, MessageKey> = {
-  manufacturer: 'manufacturer',
-  brand: 'brand',
-  model: 'model',
-  priceFrom: 'retailFrom',
-  priceTo: 'retailTo',
-  purchaseFrom: 'purchaseFrom',
-  purchaseTo: 'purchaseTo',
-}
-
-const decimalFilters: readonly FilterName[] = ['priceFrom', 'priceTo', 'purchaseFrom', 'purchaseTo']
 
 /** The kind whose price list is the glass price list: its facets and suggestions list the desk's values. */
 const GLASS_KIND = 'glasses'
@@ -156,31 +152,32 @@ export function FilterFields(props: {
   const values = usePriceListValues(props.api, filters)
   return (
     <div class="fields">
-      {TEXT_FILTER_NAMES.map((field) => (
-        <TextFilterField
-          key={field}
-          api={props.api}
-          id={`${prefix}-${field}`}
-          name={field}
-          label={t(filterLabels[field])}
-          filters={filters}
-          values={values}
-          onChange={props.onChange}
-          t={t}
-        />
-      ))}
-      {decimalFilters.map((field) => (
-        <TextField
-          key={field}
-          id={`${prefix}-${field}`}
-          name={field}
-          label={t(filterLabels[field])}
-          value={filters[field] ?? ''}
-          error={errors[`${prefix}-${field}`]}
-          decimal
-          onInput={(value) => props.onChange({ ...filters, [field]: value })}
-        />
-      ))}
+      {FILTER_INPUTS.map(({ name: field, decimal, formLabel }) =>
+        !decimal && isTextFilter(field) ? (
+          <TextFilterField
+            key={field}
+            api={props.api}
+            id={`${prefix}-${field}`}
+            name={field}
+            label={t(formLabel)}
+            filters={filters}
+            values={values}
+            onChange={props.onChange}
+            t={t}
+          />
+        ) : (
+          <TextField
+            key={field}
+            id={`${prefix}-${field}`}
+            name={field}
+            label={t(formLabel)}
+            value={filters[field] ?? ''}
+            error={errors[`${prefix}-${field}`]}
+            decimal
+            onInput={(value) => props.onChange({ ...filters, [field]: value })}
+          />
+        ),
+      )}
     </div>
   )
 }
@@ -188,7 +185,7 @@ export function FilterFields(props: {
 /** The filters' own checks before a request: a price band bound must be a number (or blank). */
 export function checkFilters(prefix: string, filters: Filters, t: Translate): Record<string, string> {
   const errors: Record<string, string> = {}
-  for (const field of decimalFilters) {
+  for (const { name: field } of FILTER_INPUTS.filter((input) => input.decimal)) {
     if (!isDecimalOrBlank(filters[field] ?? '')) errors[`${prefix}-${field}`] = t('notANumber')
   }
   return errors
@@ -199,7 +196,7 @@ export function sentFilters(filters: Filters, normalise: (raw: string) => string
   const sent: Partial<Record<FilterName, string>> = {}
   for (const field of FILTER_NAMES) {
     const value = filters[field] ?? ''
-    sent[field] = decimalFilters.includes(field) ? normalise(value) : value
+    sent[field] = filterInput(field).decimal ? normalise(value) : value
   }
   return filters.exact ? { ...sent, exact: filters.exact } : sent
 }
@@ -213,8 +210,9 @@ export function describeSelection(filters: Filters, t: Translate, more: readonly
   for (const field of FILTER_NAMES) {
     const value = filters[field]?.trim()
     if (!value) continue
-    const label = t(filterLabels[field])
-    if (decimalFilters.includes(field)) parts.push(t('selectionBound', { field: label, value }))
+    const { formLabel, decimal } = filterInput(field)
+    const label = t(formLabel)
+    if (decimal) parts.push(t('selectionBound', { field: label, value }))
     else {
       const exact = filters.exact?.includes(field as TextFilterName) ?? false
       parts.push(t(exact ? 'selectionExact' : 'selectionContains', { field: label, value }))

@@ -1,7 +1,8 @@
+import { ROUNDING_RULES } from '../../../src/domain/roundings.js'
 import type { PriceChange, PriceType } from '../api/types.js'
 import type { MessageKey, Translate } from '../i18n/index.js'
 import type { BulkChangeBody, Direction, Rounding } from './bulk-api.js'
-import { fieldLabel } from './desk-format.js'
+import { FILTER_BANDS, filterInput, TEXT_FILTER_NAMES } from './prices-api.js'
 
 /*
  * The desk's decimals and the bulk change's formula in words. Decimals stay text from the input to the request:
@@ -22,17 +23,23 @@ export function isDecimalOrBlank(raw: string): boolean {
 }
 
 const priceKey: Record<PriceType, MessageKey> = { RETAIL: 'retailPrice', PURCHASE: 'purchasePrice' }
-const roundingKey: Record<Rounding, MessageKey> = {
-  WHOLE: 'roundWholeWords',
-  TENS: 'roundTensWords',
-  HUNDREDS: 'roundHundredsWords',
-  ENDS_90: 'roundEnds90Words',
-  ENDS_99: 'roundEnds99Words',
-  ENDS_00: 'roundEnds00Words',
-}
+/** A message key the roundings' description names (a type error names one the catalogues lack). */
+type RoundingMessages = (typeof ROUNDING_RULES)[number]['messages']
+const roundingMessage = (key: RoundingMessages | `${RoundingMessages}${'Words' | 'Short'}`): MessageKey => key
+/** Each rounding's messages (src/domain/roundings.ts): its choice, its words and its short words. */
+export const roundingMessages = Object.fromEntries(
+  ROUNDING_RULES.map((rule) => [
+    rule.name,
+    {
+      choice: roundingMessage(rule.messages),
+      words: roundingMessage(`${rule.messages}Words` as const),
+      short: roundingMessage(`${rule.messages}Short` as const),
+    },
+  ]),
+) as Readonly<Record<Rounding, { readonly choice: MessageKey; readonly words: MessageKey; readonly short: MessageKey }>>
 /** Whether `value` is a rounding the formula can say in words. */
 export function isRounding(value: string): value is Rounding {
-  return Object.hasOwn(roundingKey, value)
+  return Object.hasOwn(roundingMessages, value)
 }
 const directionKey: Record<Direction, MessageKey> = { NEAREST: 'directionNearestWords', UP: 'directionUpWords' }
 
@@ -66,7 +73,7 @@ export function describeFormula(body: BulkChangeBody, t: Translate): string {
   const words = t('formulaWords', {
     changed: t(priceKey[body.priceTypeChange]),
     expression: expressionWords(body, t(priceKey[body.priceTypeBase]), ` ${t('currency')}`, (text) => text),
-    rounding: t(roundingKey[body.round]),
+    rounding: t(roundingMessages[body.round].words),
     direction: t(directionKey[body.direction ?? 'NEAREST']),
   })
   return body.effectiveAt ? `${words} ${t('formulaEffective', { at: formatEffective(body.effectiveAt, t) })}` : words
@@ -86,14 +93,6 @@ export function formatEffective(at: string, t: Translate): string {
 }
 
 const priceShortKey: Record<PriceType, MessageKey> = { RETAIL: 'retailShort', PURCHASE: 'purchaseShort' }
-const roundingShortKey: Record<Rounding, MessageKey> = {
-  WHOLE: 'roundWholeShort',
-  TENS: 'roundTensShort',
-  HUNDREDS: 'roundHundredsShort',
-  ENDS_90: 'roundEnds90Short',
-  ENDS_99: 'roundEnds99Short',
-  ENDS_00: 'roundEnds00Short',
-}
 const importModeKey = { append: 'modeAppend', upsert: 'modeUpsert', replace: 'modeReplace' } as const satisfies Record<
   string,
   MessageKey
@@ -124,7 +123,7 @@ export function describeChange(change: Pick<PriceChange, 'action' | 'parameters'
   }
   if (change.action !== 'BULK_CHANGE') return undefined
   const { priceTypeBase, priceTypeChange, round } = parameters
-  if (!oneOf(priceTypeBase, priceKey) || !oneOf(priceTypeChange, priceKey) || !oneOf(round, roundingKey)) {
+  if (!oneOf(priceTypeBase, priceKey) || !oneOf(priceTypeChange, priceKey) || !oneOf(round, roundingMessages)) {
     return undefined
   }
   const number = (text: string) => text.replace('.', t('decimalPoint'))
@@ -138,29 +137,28 @@ export function describeChange(change: Pick<PriceChange, 'action' | 'parameters'
   }
   const formula =
     `${t(priceShortKey[priceTypeChange])} = ` +
-    `${expressionWords(body, t(priceShortKey[priceTypeBase]), '', number)}, ${t(roundingShortKey[round])}` +
+    `${expressionWords(body, t(priceShortKey[priceTypeBase]), '', number)}, ${t(roundingMessages[round].short)}` +
     (parameters.direction === 'UP' ? ` (${t('directionUpShort')})` : '')
-  const range = (price: PriceType, from: unknown, to: unknown) => {
+  const range = (short: MessageKey, from: unknown, to: unknown) => {
     const [low, high] = [decimalText(from), decimalText(to)]
     if (low === undefined && high === undefined) return []
     const values = { from: number(low ?? ''), to: number(high ?? '') }
     const words = low === undefined ? 'rangeTo' : high === undefined ? 'rangeFrom' : 'rangeFromTo'
-    return [`${t(priceShortKey[price])} ${t(words, values)}`]
+    return [`${t(short)} ${t(words, values)}`]
   }
   const filter = (parameters.filter ?? {}) as Readonly<Record<string, unknown>>
   const exact = Array.isArray(filter.exact) ? filter.exact : []
   const selection = [
-    ...(['manufacturer', 'brand', 'model'] as const).flatMap((name) =>
+    ...TEXT_FILTER_NAMES.flatMap((name) =>
       typeof filter[name] === 'string'
         ? [
-            `${t(fieldLabel[name]).toLowerCase()}${exact.includes(name) ? ` ${t('exactShort')}` : ''} ` +
+            `${t(filterInput(name).label).toLowerCase()}${exact.includes(name) ? ` ${t('exactShort')}` : ''} ` +
               `«${filter[name]}»`,
           ]
         : [],
     ),
-    ...range('RETAIL', filter.priceFrom, filter.priceTo),
-    ...range('PURCHASE', filter.purchaseFrom, filter.purchaseTo),
-    ...range(priceTypeBase, parameters.priceFrom, parameters.priceTo),
+    ...FILTER_BANDS.flatMap((band) => range(band.short, filter[band.from], filter[band.to])),
+    ...range(priceShortKey[priceTypeBase], parameters.priceFrom, parameters.priceTo),
   ]
   return [formula, ...selection, ...scheduled].join('; ')
 }

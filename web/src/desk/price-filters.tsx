@@ -1,25 +1,13 @@
-import type { FilterName } from '../api/types.js'
 import type { Api } from '../api.js'
-import type { MessageKey, Translate } from '../i18n/index.js'
+import type { Translate } from '../i18n/index.js'
 import { TextFilterField, usePriceListValues } from './desk-fields.js'
-import { type Filters, TEXT_FILTER_NAMES } from './prices-api.js'
+import { FILTER_INPUTS, type Filters, isTextFilter } from './prices-api.js'
 
 /*
- * The price list's filters: the text filters with their values to pick from (a picked value is exact, "= Ray-Ban",
- * a typed one a substring) and the price bands, each with the API's error beside it.
+ * The price list's filters, as described (src/domain/glass-price-fields.ts): the text filters with their values to
+ * pick from (a picked value is exact, "= Ray-Ban", a typed one a substring) and the price bands, each with the API's
+ * error beside it.
  */
-
-const bandFilters = ['priceFrom', 'priceTo', 'purchaseFrom', 'purchaseTo'] as const
-
-const filterLabel: Record<FilterName, MessageKey> = {
-  manufacturer: 'deskManufacturer',
-  brand: 'deskBrand',
-  model: 'deskModel',
-  priceFrom: 'deskPriceFrom',
-  priceTo: 'deskPriceTo',
-  purchaseFrom: 'deskPurchaseFrom',
-  purchaseTo: 'deskPurchaseTo',
-}
 
 export function PriceFilters(props: {
   readonly api: Api
@@ -44,24 +32,26 @@ export function PriceFilters(props: {
       }}
     >
       <div class="fields">
-        {TEXT_FILTER_NAMES.map((name) => (
-          <TextFilterField
-            key={name}
-            api={api}
-            id={`filter-${name}`}
-            name={name}
-            label={t(filterLabel[name])}
-            filters={filters}
-            values={values}
-            onChange={onChange}
-            t={t}
-          />
-        ))}
-        {bandFilters.map((name) => {
+        {FILTER_INPUTS.map(({ name, decimal, label }) => {
+          if (!decimal && isTextFilter(name)) {
+            return (
+              <TextFilterField
+                key={name}
+                api={api}
+                id={`filter-${name}`}
+                name={name}
+                label={t(label)}
+                filters={filters}
+                values={values}
+                onChange={onChange}
+                t={t}
+              />
+            )
+          }
           const error = errors[name]
           return (
             <div class="field" key={name}>
-              <label for={`filter-${name}`}>{t(filterLabel[name])}</label>
+              <label for={`filter-${name}`}>{t(label)}</label>
               <input
                 id={`filter-${name}`}
                 name={name}

@@ -1,3 +1,11 @@
+import {
+  GLASS_PRICE_BAND_FIELDS,
+  GLASS_PRICE_FILTER_PARAMETERS,
+  GLASS_PRICE_FILTERS,
+  type GLASS_PRICE_TEXT_FIELDS,
+  GLASS_PRICE_TEXT_FILTERS,
+  isBandParameter,
+} from '../../../src/domain/glass-price-fields.js'
 import type {
   ChangeAction,
   ChangeEntriesPage,
@@ -16,6 +24,7 @@ import type {
   TextFilterName,
 } from '../api/types.js'
 import { type Api, ApiError } from '../api.js'
+import type { MessageKey } from '../i18n/index.js'
 
 /*
  * The glass price list's endpoints as the desk calls them (`/api/v2/glasses/prices…`), through the app's Api for
@@ -41,20 +50,55 @@ const sortColumns: Readonly<Record<SortColumn, true>> = {
 }
 export const SORT_COLUMNS = Object.keys(sortColumns) as readonly SortColumn[]
 
-/** The listing's filters (query parameters), as the listing, the bulk change and the export read them. */
-const filterNames: Readonly<Record<FilterName, true>> = {
-  manufacturer: true,
-  brand: true,
-  model: true,
-  priceFrom: true,
-  priceTo: true,
-  purchaseFrom: true,
-  purchaseTo: true,
-}
-export const FILTER_NAMES = Object.keys(filterNames) as readonly FilterName[]
+/**
+ * The listing's filters (query parameters), as the listing, the bulk change and the export read them: their one
+ * description (src/domain/glass-price-fields.ts), which the service's query schema is built from too.
+ */
+export const FILTER_NAMES = GLASS_PRICE_FILTER_PARAMETERS satisfies readonly FilterName[]
 /** The text filters: substrings, unless `exact` names them (a value picked from a list). */
-const textFilterNames: Readonly<Record<TextFilterName, true>> = { manufacturer: true, brand: true, model: true }
-export const TEXT_FILTER_NAMES = Object.keys(textFilterNames) as readonly TextFilterName[]
+export const TEXT_FILTER_NAMES = GLASS_PRICE_TEXT_FILTERS satisfies readonly TextFilterName[]
+/** Whether a filter is one of the text filters. */
+export const isTextFilter = (name: string): name is TextFilterName =>
+  (TEXT_FILTER_NAMES as readonly string[]).includes(name)
+
+/** The labels the description names, each a message of the catalogues (a type error names one that is not). */
+type DescribedLabel =
+  | (typeof GLASS_PRICE_TEXT_FIELDS)[number]['label' | 'formLabel']
+  | (typeof GLASS_PRICE_BAND_FIELDS)[number]['from' | 'to']['label' | 'formLabel']
+  | (typeof GLASS_PRICE_BAND_FIELDS)[number]['short']
+const message = (key: DescribedLabel): MessageKey => key
+
+/** A filter input as the desk draws it: its parameter, whether a decimal, its labels in the grid and the forms. */
+export interface FilterInput {
+  readonly name: FilterName
+  readonly decimal: boolean
+  readonly label: MessageKey
+  readonly formLabel: MessageKey
+}
+/** Every filter's inputs, in the description's order: a text filter's one, a band's two (from, to). */
+export const FILTER_INPUTS: readonly FilterInput[] = GLASS_PRICE_FILTERS.flatMap((field): FilterInput[] =>
+  field.match === 'text'
+    ? [{ name: field.name, decimal: false, label: message(field.label), formLabel: message(field.formLabel) }]
+    : [field.from, field.to].map((bound) => ({
+        name: bound.parameter,
+        decimal: true,
+        label: message(bound.label),
+        formLabel: message(bound.formLabel),
+      })),
+)
+/** The labels of a filter input, by its name. */
+export const filterInput = (name: FilterName): FilterInput =>
+  FILTER_INPUTS.find((input) => input.name === name) as FilterInput
+/** Each band's parameters and the short name of its value ("розница"), for a change's words. */
+export const FILTER_BANDS: readonly {
+  readonly from: FilterName
+  readonly to: FilterName
+  readonly short: MessageKey
+}[] = GLASS_PRICE_BAND_FIELDS.map((field) => ({
+  from: field.from.parameter,
+  to: field.to.parameter,
+  short: message(field.short),
+}))
 export type Filters = Readonly<Partial<Record<FilterName, string>>> & {
   /** The text filters compared whole (the API's `exact`), not as substrings. */
   readonly exact?: readonly TextFilterName[]
@@ -65,7 +109,7 @@ export function filterParams(filters: Filters, decimal: (value: string) => strin
   const params = new URLSearchParams()
   for (const name of FILTER_NAMES) {
     const value = filters[name]?.trim()
-    if (value) params.set(name, name.endsWith('From') || name.endsWith('To') ? decimal(value) : value)
+    if (value) params.set(name, isBandParameter(name) ? decimal(value) : value)
   }
   for (const name of filters.exact ?? []) if (filters[name]?.trim()) params.append('exact', name)
   return params

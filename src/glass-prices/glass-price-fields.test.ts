@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { type EntrySeed, pricesPath, seedEntries } from '../../test/fixtures/glass-prices.js'
+import { eachDatabase, useTestApp } from '../../test/harness.js'
+import { FILTER_INPUTS, FILTER_NAMES } from '../../web/src/desk/prices-api.js'
+import { en } from '../../web/src/i18n/en.js'
+import { ru } from '../../web/src/i18n/ru.js'
+import { GLASS_PRICE_FILTER_PARAMETERS, GLASS_PRICE_FILTERS } from '../domain/glass-price-fields.js'
+import { parseGlassPriceFilter } from './glass-price-filter.js'
+import { GlassPriceListQuerySchema } from './glass-price-schemas.js'
+
+/*
+ * Every filter the listing's description (domain/glass-price-fields.ts) names is known to each of its readers: the
+ * query schema, the filter's reading, the SQL listing, the search index's listing, the bulk change's selection and
+ * the desk's filter form with its labels in both languages. A filter one of them did not know would be silently
+ * ignored there; here each one selects a part of the list, the same part everywhere.
+ */
+
+const entries: EntrySeed[] = [
+  { manufacturer: 'Альфа Оптика', brand: 'Aster', model: 'A-100', price: 1000, purchase: 400 },
+  { manufacturer: 'Альфа Оптика', brand: 'Borealis', model: 'B-200', price: 2000, purchase: 900 },
+  { manufacturer: 'Gamma Frames', brand: 'Aster Kids', model: 'A-300', price: 3000, purchase: 1500 },
+  { manufacturer: 'Gamma Frames', brand: 'Corona', model: 'C-400', price: 4000, purchase: 2100 },
+  { manufacturer: 'Delta Vision', brand: 'Dune', model: 'D-500', price: 5000, purchase: 2600 },
+]
+
+type Query = Readonly<Record<string, string>>
+
+/** For each described filter, a query that selects a part of `entries` (neither none nor all) and that part. */
+function probes(): { readonly name: string; readonly query: Query; readonly expected: readonly string[] }[] {
+  return GLASS_PRICE_FILTERS.map((field) => {
+    const value = (entry: EntrySeed) => (entry as unknown as Record<string, string | number>)[field.source.column]
+    switch (field.match) {
+      case 'text': {
+        const probe = String(value(entries[0] as EntrySeed)).slice(0, 3)
+        const selected = entries.filter((entry) => String(value(entry)).toLowerCase().includes(probe.toLowerCase()))
+        return { name: field.name, query: { [field.name]: probe }, expected: selected.map((entry) => entry.model) }
+      }
+      default: {
+        const values = entries.map((entry) => Number(value(entry))).sort((a, b) => a - b)
+        const [from, to] = [values[1] as number, values[3] as number]
+        const selected = entries.filter((entry) => Number(value(entry)) >= from && Number(value(entry)) <= to)
+        return {
+          name: field.name,
+          query: { [field.from.parameter]: String(from), [field.to.parameter]: String(to) },
+          expected: selected.map((entry) => entry.model),
+        }
+      }
+    }
+  })
+}
+
+test('every described filter parameter is in the query schema and read from a query', () => {
+  const properties = Object.keys(GlassPriceListQuerySchema.properties)
+  for (const parameter of GLASS_PRICE_FILTER_PARAMETERS) {
+    assert.ok(properties.includes(parameter), `${parameter} is in the listing's query schema`)
+  }
+  for (const { name, query } of probes()) {
+    const filter = parseGlassPriceFilter(query) as Record<string, unknown>
+    for (const parameter of Object.keys(query)) assert.ok(filter[parameter] !== undefined, `${name}: ${parameter} read`)
+  }
+})
+
+test('the desk draws an input for every described filter parameter, labelled in both languages', () => {
+  assert.deepEqual(
+    FILTER_INPUTS.map((input) => input.name),
+    [...GLASS_PRICE_FILTER_PARAMETERS],
+  )
+  assert.deepEqual(FILTER_NAMES, GLASS_PRICE_FILTER_PARAMETERS)
+  for (const input of FILTER_INPUTS) {
+    for (const key of [input.label, input.formLabel]) {
+      assert.ok(en[key] && ru[key], `${input.name}: ${key} is translated`)
+    }
+  }
+})
+
+eachDatabase('glass price list: every described filter selects the same entries everywhere', (ctx) => {
+  const sqlApp = useTestApp(ctx, {
+    env: { SEARCH_INDEX: 'off', RESULT_CACHE: 'off' },
+    setup: () => seedEntries(ctx.db, entries),
+  })
+  const indexApp = useTestApp(ctx, { env: { SEARCH_INDEX: 'on', RESULT_CACHE: 'off' } })
+
+  const listing = async (app: ReturnType<typeof sqlApp>, query: Query) => {
+    const response = await app.inject({
+      method: 'GET',
+      url: `${pricesPath}/list?size=50&sortColumn=ID&${new URLSearchParams(query)}`,
+    })
+    assert.equal(response.statusCode, 200, response.body)
+    return (response.json().content as { model: string }[]).map((entry) => entry.model)
+  }
+
+  test('SQL, the search index and the bulk change each apply every described filter', async () => {
+    await indexApp().searchIndex.catchUp()
+    for (const { name, query, expected } of probes()) {
+      assert.ok(expected.length > 0 && expected.length < entries.length, `${name}: the probe selects a part`)
+      assert.deepEqual(await listing(sqlApp(), query), expected, `${name}: SQL`)
+      const served = indexApp().searchIndex.served.index
+      assert.deepEqual(await listing(indexApp(), query), expected, `${name}: the index`)
+      assert.equal(indexApp().searchIndex.served.index, served + 1, `${name}: answered by the index`)
+      const preview = await sqlApp().inject({
+        method: 'POST',
+        url: `${pricesPath}/list?dryRun=true&${new URLSearchParams(query)}`,
+        payload: { priceTypeBase: 'RETAIL', priceTypeChange: 'RETAIL', coefficient: 1.1, round: 'WHOLE' },
+      })
+      assert.equal(preview.statusCode, 200, preview.body)
+      assert.equal(preview.json().selectedCount, expected.length, `${name}: the bulk change's selection`)
+    }
+  })
+})
