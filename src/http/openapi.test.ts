@@ -156,6 +156,7 @@ eachDatabase('OpenAPI document and Swagger UI', (ctx) => {
       'errors',
       'instance',
       'message',
+      'messageKey',
       'path',
       'status',
       'timestamp',
