@@ -62,7 +62,11 @@ export function SearchScreen({ api, forms, language, t }: SearchScreenProps) {
   const hash = locationHash(form, { kind: form.kind, byPriceList, query })
   useEffect(() => {
     written.current = hash
-    if (window.location.hash !== hash) window.history.replaceState(window.history.state, '', hash)
+    // Only over the counter's own location: a render that comes after a link to another screen was followed (a
+    // language switch's, a late answer's) must not take the user back.
+    const current = window.location.hash
+    if ((current.split('?')[0] || '#/') !== '#/') return
+    if (current !== hash) window.history.replaceState(window.history.state, '', hash)
   })
   useEffect(() => rememberKind(form.kind), [form.kind])
 
