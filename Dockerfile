@@ -23,13 +23,15 @@ FROM ${NODE_IMAGE}
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
-    DATA_DIR=/data
+    DATA_DIR=/data \
+    SEARCH_INDEX_SNAPSHOT_DIR=/var/cache/optics-catalog/search-index
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 # The embedded database's directory (unused with DATABASE_URL), owned by the image's unprivileged user.
-RUN mkdir -p /data && chown node:node /data
+# The search index's snapshot (a restart restores the index from it instead of reading every table), likewise.
+RUN mkdir -p /data /var/cache/optics-catalog && chown node:node /data /var/cache/optics-catalog
 USER node
 VOLUME ["/data"]
 EXPOSE 8080

@@ -18,6 +18,7 @@ import {
   percentile,
   runHttp,
   runWorkers,
+  type SlowRequest,
 } from './load.js'
 import { type BenchRequest, buildScenarios, isSelected, type Scenario, type ScenarioDetails } from './scenarios.js'
 import { buildService, type Service, startService } from './service.js'
@@ -239,6 +240,19 @@ function byCategory(result: LoadResult & PerRequest, requests: readonly BenchReq
     else groups.set(request.category, [latency])
   })
   if (groups.size === 0) return rest
+  const slowest = [...perRequestMs.keys()]
+    .filter((index) => !Number.isNaN(perRequestMs[index] as number))
+    .sort((a, b) => (perRequestMs[b] as number) - (perRequestMs[a] as number))
+    .slice(0, SLOWEST_KEPT)
+    .map((index): SlowRequest => {
+      const { http, category } = requests[index] as BenchRequest
+      const body = http.body === undefined ? '' : ` ${JSON.stringify(http.body)}`
+      return {
+        ms: perRequestMs[index] as number,
+        ...(category ? { category } : {}),
+        request: `${http.method} ${http.path}${body}`,
+      }
+    })
   const figures: Record<string, CategoryFigures> = {}
   for (const [category, latencies] of groups) {
     latencies.sort((a, b) => a - b)
@@ -248,8 +262,12 @@ function byCategory(result: LoadResult & PerRequest, requests: readonly BenchReq
       p99: percentile(latencies, 0.99),
     }
   }
-  return { ...rest, byCategory: figures }
+  return { ...rest, byCategory: figures, slowest }
 }
+
+/** How many of a list's slowest requests a result keeps, and how many the run prints. */
+const SLOWEST_KEPT = 15
+const SLOWEST_SHOWN = 5
 
 /** A run's result counting the failures of the warm-up before it too (every request must succeed). */
 function withWarmupFailures(result: LoadResult, warmup: LoadResult | undefined): LoadResult {
@@ -488,6 +506,9 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
           : `  ${scenario.id} ${side}: ${result.p50.toFixed(2)} s, ${result.throughput.toFixed(0)} rows/s`,
       )
       if (result.errors > 0) log(failureLine(scenario, side.trim(), result))
+      for (const slow of result.slowest?.slice(0, SLOWEST_SHOWN) ?? []) {
+        log(`    ${slow.ms.toFixed(1)} ms ${slow.request.slice(0, 200)}`)
+      }
     }
     const measureFloor = async (scenario: Scenario, run: number) => {
       if (options.floor === 'off') return

@@ -25,6 +25,14 @@ export interface LoadResult {
   readonly cpuPerRequestUs?: CpuPerRequest
   /** Once through a list of requests of several kinds (the cold mix): latencies per kind of request. */
   readonly byCategory?: Readonly<Record<string, CategoryFigures>>
+  /** Once through a list: its slowest requests, slowest first, to find the shapes that cost most. */
+  readonly slowest?: readonly SlowRequest[]
+}
+
+export interface SlowRequest {
+  readonly ms: number
+  readonly category?: string
+  readonly request: string
 }
 
 export interface CategoryFigures {

@@ -56,6 +56,8 @@ export async function startService(database: {
   readonly readySeconds?: number
   /** `listening`: started once liveness answers, without waiting for the index (start-up under load). */
   readonly waitFor?: 'ready' | 'listening'
+  /** The service's SEARCH_INDEX_SNAPSHOT_DIR; none (default): every start reads the index from the database. */
+  readonly snapshotDir?: string
 }): Promise<Service> {
   const port = await freePort()
   const env: NodeJS.ProcessEnv = {
@@ -63,7 +65,8 @@ export async function startService(database: {
     PORT: String(port),
     HOST: '127.0.0.1',
     DEMO_DATA: 'false',
-    LOG_LEVEL: 'warn',
+    // BENCH_SERVICE_LOG_LEVEL: the service's log level (with BENCH_SERVICE_STDOUT; `debug` logs each index load).
+    LOG_LEVEL: process.env.BENCH_SERVICE_LOG_LEVEL ?? 'warn',
     MATVIEW_REFRESH: 'off',
     RATE_LIMIT_MAX: '0',
     AUTH_MODE: 'none',
@@ -72,6 +75,7 @@ export async function startService(database: {
     DATABASE_POOL_SIZE: String(database.poolSize),
     RESULT_CACHE: database.caches ?? 'on',
     SEARCH_INDEX: database.searchIndex ?? 'on',
+    SEARCH_INDEX_SNAPSHOT_DIR: database.snapshotDir ?? 'off',
   }
   delete env.DATABASE_URL
   delete env.DATABASE_READ_URL

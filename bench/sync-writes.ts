@@ -2,6 +2,9 @@ import { request } from 'node:http'
 import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
 import { openDatabase, type RawClient } from '../src/db/database.js'
+import { coldMixScenarios } from './cold-mix.js'
+import { percentile } from './load.js'
+import type { BenchRequest } from './scenarios.js'
 import { buildService, startService } from './service.js'
 
 /*
@@ -17,12 +20,25 @@ import { buildService, startService } from './service.js'
  * back: the bulk change's `UPDATE`; the revert's `UPDATE … FROM` the change's rows; the upload's COPY of the same
  * rows into a staging table and its `UPDATE … FROM` it, matched on the entries' keys; each alone, and with the
  * bare `INSERT … SELECT` of the history rows the service writes for it (the ratio is to that).
+ *
+ * Meanwhile `--readers` clients (default 4) read as the counter does: the cold mix's varied requests (searches of
+ * every kind, facets, suggestions, the glass listing; cold-mix.ts draws them from the catalogue), each sent once,
+ * one after another per client, for `--before` seconds before each write (the baseline) and while it runs. Per
+ * write: the reads' count, failures, p50, p99 and the slowest, before and during. The run exits 1 if a write is not
+ * answered 200 or a read fails.
  */
 
 const { values } = parseArgs({
-  options: { runs: { type: 'string', default: '3' }, 'data-dir': { type: 'string', default: 'bench/.data' } },
+  options: {
+    runs: { type: 'string', default: '3' },
+    'data-dir': { type: 'string', default: 'bench/.data' },
+    readers: { type: 'string', default: '4' },
+    before: { type: 'string', default: '3' },
+  },
 })
 const runs = Number(values.runs)
+const readerCount = Number(values.readers)
+const beforeMs = Number(values.before) * 1000
 const url = process.env.BENCH_DATABASE_URL || undefined
 
 /** A request with no client-side deadline (fetch gives up after 300 s); resolves with status, headers and body. */
@@ -173,6 +189,114 @@ const uploadFloor = (rows: string) =>
       WHERE ${matched} AND (t.price, t.purchase) IS DISTINCT FROM (s.price, s.purchase)`,
   })
 
+/** What the readers saw in one phase. */
+interface ReadFigures {
+  readonly requests: number
+  readonly failed: number
+  readonly p50: number
+  readonly p99: number
+  readonly slowest: number
+}
+
+/** Requests drawn for the readers: enough for several minutes of reading; past the end they start again. */
+const READ_REQUESTS = 50_000
+
+/** The cold mix's requests, read from the catalogue before the service owns it (the embedded database's one user). */
+async function readerRequests(): Promise<readonly BenchRequest[]> {
+  if (readerCount <= 0) return []
+  const db = await openDatabase(url ? { url, poolSize: 1 } : { dataDir: values['data-dir'], poolSize: 1 })
+  try {
+    const [scenario] = await coldMixScenarios({
+      db,
+      requests: READ_REQUESTS * runs,
+      warmup: 0,
+      runs: 1,
+      connections: [1],
+    })
+    return scenario?.requests ?? []
+  } finally {
+    await db.close()
+  }
+}
+
+/** Clients reading the list one request after another, in phases; every request of the list is sent once a pass. */
+class Readers {
+  #next = 0
+  readonly #list: readonly BenchRequest[]
+  readonly #base: string
+  readonly failures: string[] = []
+  constructor(list: readonly BenchRequest[], base: string) {
+    this.#list = list
+    this.#base = base
+  }
+
+  /** Reads while `work` runs (or for `ms`), then waits for the reads in flight; what they saw. */
+  async during<T>(work: (() => Promise<T>) | number): Promise<[T | undefined, ReadFigures]> {
+    const latencies: number[] = []
+    let failed = 0
+    let reading = true
+    const client = async () => {
+      while (reading && this.#list.length > 0) {
+        const { http } = this.#list[this.#next++ % this.#list.length] as BenchRequest
+        const started = performance.now()
+        try {
+          const answer = await send(
+            `${this.#base}${http.path}`,
+            http.method,
+            http.body === undefined ? undefined : JSON.stringify(http.body),
+          )
+          if (answer.status < 200 || answer.status > 299) {
+            failed++
+            if (this.failures.length < 5)
+              this.failures.push(`${http.method} ${http.path}: ${answer.status} ${answer.body.slice(0, 200)}`)
+          }
+        } catch (error) {
+          failed++
+          if (this.failures.length < 5) this.failures.push(`${http.method} ${http.path}: ${String(error)}`)
+        }
+        latencies.push(performance.now() - started)
+      }
+    }
+    const clients = Array.from({ length: readerCount }, client)
+    let result: T | undefined
+    try {
+      if (typeof work === 'number') await new Promise((resolve) => setTimeout(resolve, work))
+      else result = await work()
+    } finally {
+      reading = false
+      await Promise.all(clients)
+    }
+    latencies.sort((a, b) => a - b)
+    return [
+      result,
+      {
+        requests: latencies.length,
+        failed,
+        p50: percentile(latencies, 0.5),
+        p99: percentile(latencies, 0.99),
+        slowest: latencies.at(-1) ?? 0,
+      },
+    ]
+  }
+}
+
+const readsLine = (name: string, before: ReadFigures, during: ReadFigures) =>
+  `  readers (${readerCount}) during the ${name}: ${during.requests} reads, ${during.failed} failed, p50 ` +
+  `${during.p50.toFixed(1)} ms, p99 ${during.p99.toFixed(1)} ms, slowest ${during.slowest.toFixed(0)} ms; the ` +
+  `${(beforeMs / 1000).toFixed(0)} s before it: ${before.requests} reads, ${before.failed} failed, p99 ` +
+  `${before.p99.toFixed(1)} ms\n`
+
+/** Runs a write with the readers: a baseline before it, then reads during it. */
+async function withReaders<T>(readers: Readers, name: Write, work: () => Promise<T>): Promise<T> {
+  if (readerCount <= 0) return work()
+  const [, before] = await readers.during(beforeMs)
+  const [result, during] = await readers.during(work)
+  reads[name].push({ before, during })
+  process.stdout.write(readsLine(name === 'change' ? 'bulk change' : name, before, during))
+  return result as T
+}
+
+const readList = await readerRequests()
 buildService()
 const service = await startService({
   ...(url ? { url } : { dataDir: values['data-dir'] }),
@@ -182,19 +306,23 @@ const service = await startService({
 const base = `${service.baseUrl}/api/v2/glasses/prices`
 type Write = 'change' | 'revert' | 'upload'
 const figures: Record<Write, number[]> = { change: [], revert: [], upload: [] }
+const reads: Record<Write, { before: ReadFigures; during: ReadFigures }[]> = { change: [], revert: [], upload: [] }
+const readers = new Readers(readList, service.baseUrl)
 const floors: Record<Write, Floor[]> = { change: [], revert: [], upload: [] }
 try {
   for (let run = 0; run < runs; run++) {
-    const [change, changeSeconds] = await timed(() =>
-      send(
-        `${base}/list`,
-        'POST',
-        JSON.stringify({
-          priceTypeBase: 'PURCHASE',
-          priceTypeChange: 'RETAIL',
-          coefficient: run % 2 === 0 ? '2.1' : '2.2',
-          round: 'WHOLE',
-        }),
+    const [change, changeSeconds] = await withReaders(readers, 'change', () =>
+      timed(() =>
+        send(
+          `${base}/list`,
+          'POST',
+          JSON.stringify({
+            priceTypeBase: 'PURCHASE',
+            priceTypeChange: 'RETAIL',
+            coefficient: run % 2 === 0 ? '2.1' : '2.2',
+            round: 'WHOLE',
+          }),
+        ),
       ),
     )
     if (change.status !== 200) throw new Error(`bulk change: ${change.status} ${change.body}`)
@@ -202,7 +330,9 @@ try {
     const changed = Number(change.headers['x-changed-count'])
     // The floors run where the service's write ran: the revert's with the change applied, the change's after it.
     floors.revert.push(await revertFloor(batch))
-    const [revert, revertSeconds] = await timed(() => send(`${base}/changes/${batch}/revert`, 'POST'))
+    const [revert, revertSeconds] = await withReaders(readers, 'revert', () =>
+      timed(() => send(`${base}/changes/${batch}/revert`, 'POST')),
+    )
     if (revert.status !== 200) throw new Error(`revert: ${revert.status} ${revert.body}`)
     floors.change.push(await changeFloor(run % 2 === 0 ? '2.1' : '2.2'))
     // The list's own export, every price one rouble higher: an upsert that updates every entry.
@@ -221,7 +351,9 @@ try {
       }),
     ].join('\n')
     floors.upload.push(await uploadFloor(copyText(csv.split('\n').slice(1), columns)))
-    const [upload, uploadSeconds] = await timed(() => send(`${base}/import?mode=upsert`, 'POST', csv, 'text/csv'))
+    const [upload, uploadSeconds] = await withReaders(readers, 'upload', () =>
+      timed(() => send(`${base}/import?mode=upsert`, 'POST', csv, 'text/csv')),
+    )
     if (upload.status !== 200) throw new Error(`upload: ${upload.status} ${upload.body.slice(0, 500)}`)
     const counts = JSON.parse(upload.body) as { rows: number; updated: number }
     figures.change.push(changeSeconds)
@@ -256,9 +388,25 @@ const summary = (write: Write, name: string) => {
     `${(service / withHistory).toFixed(2)} ×)`
   )
 }
+const readSummary = (write: Write) => {
+  const during = reads[write].map((figure) => figure.during)
+  if (during.length === 0) return ''
+  const worst = (pick: (figure: ReadFigures) => number) => Math.max(...during.map(pick))
+  return (
+    `${write}: p99 ${median(during.map((figure) => figure.p99)).toFixed(1)} ms (worst run ${worst((f) => f.p99).toFixed(1)}), ` +
+    `slowest ${worst((f) => f.slowest).toFixed(0)} ms, ${during.reduce((sum, f) => sum + f.failed, 0)} failed`
+  )
+}
+if (readerCount > 0) {
+  process.stdout.write(
+    `readers during the writes (median p99 of ${runs}): ${(['change', 'revert', 'upload'] as const).map(readSummary).join('; ')}\n`,
+  )
+  for (const failure of readers.failures) process.stdout.write(`  !! ${failure}\n`)
+}
 process.stdout.write(
   `medians of ${runs}: ${summary('change', 'bulk change')}, ${summary('revert', 'revert')}, ` +
     `${summary('upload', 'upload')}; load average ${loadavg()
       .map((load) => load.toFixed(2))
       .join(' ')}\n`,
 )
+if (readers.failures.length > 0) process.exitCode = 1

@@ -102,7 +102,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const indexLog = logLevels.child('optics.catalog.search-index')
   const searchIndex: SearchIndexService & SearchIndexAnswers & ListingIndexAnswers =
     config.searchIndex === 'on'
-      ? new SearchIndexThread(db, indexLog, { timezone: config.businessTimezone, listingKind: glasses.path })
+      ? new SearchIndexThread(db, indexLog, {
+          timezone: config.businessTimezone,
+          listingKind: glasses.path,
+          snapshotDir: config.searchIndexSnapshotDir,
+        })
       : new SearchIndex(db, indexLog, { enabled: false, timezone: config.businessTimezone, kinds })
   app.decorate('searchIndex', searchIndex)
   app.addHook('onClose', () => searchIndex.close())

@@ -62,6 +62,7 @@ const EnvSchema = Type.Object({
   RESULT_CACHE_MB: Type.Integer({ minimum: 1, maximum: 65_536, default: 16 }),
   PAGE_CACHE_MB: Type.Integer({ minimum: 1, maximum: 65_536, default: 32 }),
   SEARCH_INDEX: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
+  SEARCH_INDEX_SNAPSHOT_DIR: Type.String({ minLength: 1, default: './search-index' }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info' },
@@ -154,6 +155,8 @@ export interface Config {
   readonly pageCacheBytes: number
   /** `on`: searches are answered from the in-memory index (catalog/search-index); `off`: from SQL only. */
   readonly searchIndex: 'on' | 'off'
+  /** Where the search index keeps its tables between runs; undefined (`off`): nowhere, every start reads them. */
+  readonly searchIndexSnapshotDir: string | undefined
   readonly logLevel: string
 }
 
@@ -262,6 +265,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     resultCacheBytes: parsed.RESULT_CACHE_MB * 1024 * 1024,
     pageCacheBytes: parsed.PAGE_CACHE_MB * 1024 * 1024,
     searchIndex: parsed.SEARCH_INDEX,
+    searchIndexSnapshotDir: parsed.SEARCH_INDEX_SNAPSHOT_DIR === 'off' ? undefined : parsed.SEARCH_INDEX_SNAPSHOT_DIR,
     matviewRefreshDelayMs: parsed.MATVIEW_REFRESH_DELAY_MS,
     logLevel: parsed.LOG_LEVEL,
   })

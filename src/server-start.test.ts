@@ -30,7 +30,13 @@ function start(env: Record<string, string>): Promise<Outcome> {
   const began = Date.now()
   const child = spawn(process.execPath, ['--import', 'tsx', serverPath], {
     cwd: projectRoot,
-    env: { PATH: process.env.PATH ?? '', DEMO_DATA: 'false', MATVIEW_REFRESH: 'off', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      DEMO_DATA: 'false',
+      MATVIEW_REFRESH: 'off',
+      SEARCH_INDEX_SNAPSHOT_DIR: 'off',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let stderr = ''

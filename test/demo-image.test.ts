@@ -35,6 +35,13 @@ test("the Dockerfile's running stage listens on every address and keeps its data
   assert.equal(env.PORT, '8080')
   assert.equal(env.DATA_DIR, '/data')
   assert.equal(env.AUTH_MODE, undefined, 'the image must not open itself: the demo mode is asked for with -e')
+  // The search index's snapshot in a directory the unprivileged user owns (the app's own is root's).
+  const snapshots = env.SEARCH_INDEX_SNAPSHOT_DIR ?? ''
+  assert.match(snapshots, /^\/var\/cache\/optics-catalog\//)
+  assert.match(
+    readFileSync(join(projectRoot, 'Dockerfile'), 'utf8'),
+    /chown node:node [^\n]*\/var\/cache\/optics-catalog\n/,
+  )
 })
 
 describe('the image without AUTH_MODE', () => {
@@ -70,6 +77,8 @@ eachDatabase('the image in its demo mode', (ctx) => {
     const child = spawnServer({
       ...imageEnvironment(),
       ...database,
+      // Not the image's cache directory: this machine's.
+      SEARCH_INDEX_SNAPSHOT_DIR: 'off',
       PORT: '0',
       AUTH_MODE: 'demo',
       // Not set, as in the image: the demo mode loads the demo catalogue into an empty database of either kind.

@@ -173,7 +173,15 @@ const testMessages = { MESSAGES_LANGUAGE: 'en' }
  * Messages are English unless a test asks for Russian (`MESSAGES_LANGUAGE: 'ru'` or `Accept-Language: ru`).
  */
 export function testConfig(env: Record<string, string> = {}): Config {
-  return loadConfig({ DEMO_DATA: 'false', LOG_LEVEL: 'silent', MATVIEW_REFRESH: 'off', ...testMessages, ...env })
+  // No snapshot of the search index unless a test asks for one: suites never share one.
+  return loadConfig({
+    DEMO_DATA: 'false',
+    LOG_LEVEL: 'silent',
+    MATVIEW_REFRESH: 'off',
+    SEARCH_INDEX_SNAPSHOT_DIR: 'off',
+    ...testMessages,
+    ...env,
+  })
 }
 
 /** Builds the application around a test database; close it with `app.close()` (the database stays open). */
@@ -227,6 +235,7 @@ export function spawnServer(env: Record<string, string>): ChildProcessByStdio<nu
       DEMO_DATA: 'false',
       MATVIEW_REFRESH: 'off',
       LOG_LEVEL: 'info',
+      SEARCH_INDEX_SNAPSHOT_DIR: 'off',
       ...testMessages,
       ...env,
     },

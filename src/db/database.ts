@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { type CompiledQuery, Kysely, PostgresDialect } from 'kysely'
+import { CompiledQuery, Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams'
 import { copyDatabaseFiles, WAL_DIRECTORY } from './embedded/data-dir-files.js'
@@ -426,6 +426,12 @@ async function openServer(options: DatabaseOptions, url: string): Promise<Databa
       await Promise.all(cancellers.map((canceller) => canceller.end()))
     },
   }
+}
+
+/** One statement of text on the database's reads (a standby where there is one), its rows. */
+export function readQueryOf(db: Pick<Database, 'read'>): ReadQuery {
+  return async <Row>(text: string, parameters?: readonly unknown[]) =>
+    (await db.read.executeQuery<Row>(CompiledQuery.raw(text, [...(parameters ?? [])]))).rows
 }
 
 /** Quotes an SQL identifier (table, schema, column) that comes from this code base, never from a request. */

@@ -7,7 +7,7 @@ import type { Kind } from '../catalog/kinds/kind.js'
 import { kinds } from '../catalog/kinds/kinds.js'
 import { CatalogueNotEmptyError, ensureDemoCatalogue, isKindEmpty, seedCatalogue } from './demo-catalogue.js'
 import { ean13CheckDigit, entryKey, type GeneratedProduct, generateCatalogue, modelCode } from './demo-generator.js'
-import { demoRecipes } from './demo-recipes.js'
+import { recipeOf } from './demo-recipes.js'
 
 /*
  * The demo catalogue: the generator's determinism and rules (no database), then the loader on both databases —
@@ -15,7 +15,7 @@ import { demoRecipes } from './demo-recipes.js'
  */
 
 const generate = (kind: Kind, scale: number, seed = 7): GeneratedProduct[] => [
-  ...generateCatalogue(demoRecipes.get(kind.path)!, { seed, scale }),
+  ...generateCatalogue(recipeOf(kind), { seed, scale }),
 ]
 
 const silentLog = { info() {}, debug() {}, warn() {}, error() {} } as never

@@ -7,7 +7,7 @@ import { copyText, copyTextChunks } from '../db/copy-text.js'
 import type { Database, RawClient } from '../db/database.js'
 import { createIndexes, dropSecondaryIndexes } from '../db/indexes.js'
 import { type DemoRow, generateCatalogue } from './demo-generator.js'
-import { demoRecipes } from './demo-recipes.js'
+import { recipeOf } from './demo-recipes.js'
 
 /*
  * Loading the demo catalogue: per kind, one transaction that streams the generated SKUs into the nomenclature
@@ -70,8 +70,7 @@ export async function seedCatalogue(db: Database, options: SeedOptions): Promise
   const results: SeedResult[] = []
   for (const kind of options.kinds ?? allKinds) {
     const started = performance.now()
-    const recipe = demoRecipes.get(kind.path)
-    if (!recipe) throw new Error(`no demo recipe for ${kind.path}`)
+    const recipe = recipeOf(kind)
     const report = (skus: number, phase: SeedProgress['phase']) =>
       options.onProgress?.({ kind, skus, total: options.scale, phase })
 

@@ -7,12 +7,12 @@ import type { Kind } from '../catalog/kinds/kind.js'
 import { normaliseKeyText } from '../catalog/kinds/kind-schema.js'
 
 /*
- * The demo catalogue's engine, shared by the seven kinds. A kind's recipe (demo-recipes.ts) is data plus a small
- * function that describes product number `index`: the values every entry and SKU of the product carries, its
- * price-list entries (power zones, dioptre bands, variant prices) and the options its SKUs pick from. Everything
- * else happens here, the same way for every kind: SKUs placed on the grid inside a zone of their product, EAN-13
- * barcodes, purchase prices, about 5% unpriced SKUs and 5% entries without SKUs, and the guarantee that no two
- * entries collide on the price list's unique key.
+ * The demo catalogue's engine, shared by the kinds. A kind's recipe (demo-recipes.ts; generic-recipe.ts for a kind
+ * without one) is data plus a small function that describes product number `index`: the values every entry and SKU
+ * of the product carries, its price-list entries (power zones, dioptre bands, variant prices) and the options its
+ * SKUs pick from. Everything else happens here, the same way for every kind: SKUs placed on the grid inside a zone
+ * of their product, EAN-13 barcodes, purchase prices, about 5% unpriced SKUs and 5% entries without SKUs, and the
+ * guarantee that no two entries collide on the price list's unique key.
  */
 
 export type DemoValue = string | number | null

@@ -61,7 +61,8 @@ function compareMagnitude(a: DecimalValue, b: DecimalValue): number {
 export function compareDecimal(a: DecimalValue, b: DecimalValue): number {
   if (a.negative !== b.negative) return a.negative ? -1 : 1
   const magnitude = compareMagnitude(a, b)
-  return a.negative ? -magnitude : magnitude
+  // Equal negatives compare as 0, never as -0 (which `Object.is` and a strict test tell apart from 0).
+  return a.negative && magnitude !== 0 ? -magnitude : magnitude
 }
 
 export interface DecimalRule {

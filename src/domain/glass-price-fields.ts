@@ -7,8 +7,9 @@
  *
  * Each filter has:
  * - `name`: for a text filter the query parameter itself; a band's parameters are `from` and `to`;
- * - `source`: where its value is read, a column of the price list's entries (`glasses_price` and the index's price
- *   table name it alike);
+ * - `source`: where its value is read: a column of the price list's entries (`glasses_price` and the index's price
+ *   table name it alike), or an attribute of the SKUs an entry prices, as the catalogue shows them (the frames
+ *   kind's filter of that name in price-list mode: an entry is selected when at least one of its SKUs matches);
  * - `match`: `text`, a substring of the value as keys are compared (case, ё/е, spacing), or the whole value when
  *   the query's `exact` names the filter; `band`, an inclusive range of a decimal (either bound may be absent);
  * - `sort`: the listing's sort column ordering by this value alone, `contract` when the contract names it;
@@ -20,7 +21,15 @@ export interface EntryColumnSource {
   readonly from: 'entry'
   readonly column: string
 }
-export type GlassPriceFilterSource = EntryColumnSource
+/**
+ * Where a filter's value is read: an attribute the entries do not carry, of the SKUs each entry prices (the frames
+ * kind's filter `filter`, as its price-list mode reads it: through the catalogue's matview).
+ */
+export interface SkuAttributeSource {
+  readonly from: 'sku'
+  readonly filter: string
+}
+export type GlassPriceFilterSource = EntryColumnSource | SkuAttributeSource
 
 /** A sort column ordering by the filter's value alone. */
 export interface FilterSort {
@@ -93,6 +102,14 @@ export const GLASS_PRICE_FILTERS = [
     formLabel: 'model',
   },
   {
+    name: 'color',
+    source: { from: 'sku', filter: 'color' },
+    match: 'text',
+    example: 'чёрный',
+    label: 'deskColor',
+    formLabel: 'color',
+  },
+  {
     name: 'price',
     source: { from: 'entry', column: 'price' },
     match: 'band',
@@ -125,7 +142,7 @@ export type GlassPriceBandParameter = BandRow['from']['parameter'] | BandRow['to
 /** Every query parameter of the filters but `exact`. */
 export type GlassPriceFilterParameter = GlassPriceTextFilter | GlassPriceBandParameter
 /** The sort columns the filters name. */
-export type FilterSortColumn = NonNullable<Described['sort']>['key']
+export type FilterSortColumn = Extract<Described, { readonly sort: FilterSort }>['sort']['key']
 
 const isText = (field: Described): field is TextRow => field.match === 'text'
 const isBand = (field: Described): field is BandRow => field.match === 'band'
@@ -146,6 +163,39 @@ export const GLASS_PRICE_FILTER_PARAMETERS: readonly GlassPriceFilterParameter[]
   ...GLASS_PRICE_BAND_FIELDS.flatMap((field) => [field.from.parameter, field.to.parameter]),
 ]
 
+/**
+ * A filter's sort: the listing ordered by the filter's entry column alone (text normalised as the keys). A filter
+ * read from the SKUs sorts nothing: an entry prices many SKUs.
+ */
+export interface FilterSortOrder {
+  readonly key: FilterSortColumn
+  readonly column: string
+  /** Named by the contract. */
+  readonly contract: boolean
+  /** A text column, compared normalised; else a number. */
+  readonly text: boolean
+}
+/** The filters' sorts, in the description's order. */
+export const GLASS_PRICE_FILTER_SORTS: readonly FilterSortOrder[] = (
+  GLASS_PRICE_FILTERS as readonly GlassPriceFilterField[]
+).flatMap((field) =>
+  field.sort && field.source.from === 'entry'
+    ? [
+        {
+          key: field.sort.key as FilterSortColumn,
+          column: field.source.column,
+          contract: field.sort.contract ?? false,
+          text: field.match === 'text',
+        },
+      ]
+    : [],
+)
+
+/** The text filters read from the SKUs an entry prices (through the catalogue's matview), not from the entry. */
+export const GLASS_PRICE_SKU_FILTERS: readonly GlassPriceTextFilter[] = GLASS_PRICE_TEXT_FIELDS.filter(
+  (field) => field.source.from === 'sku',
+).map((field) => field.name)
+
 /** Whether a filter parameter is a band's bound (a decimal). */
 export const isBandParameter = (name: string): name is GlassPriceBandParameter =>
   GLASS_PRICE_BAND_FIELDS.some((field) => field.from.parameter === name || field.to.parameter === name)
@@ -157,3 +207,7 @@ export const isBandParameter = (name: string): name is GlassPriceBandParameter =
 export interface GlassPriceFilter extends Readonly<Partial<Record<GlassPriceFilterParameter, string>>> {
   readonly exact?: readonly GlassPriceTextFilter[]
 }
+
+/** Whether a filter reads the SKUs' attributes (so the catalogue's matview), besides the entries. */
+export const readsSkus = (filter: GlassPriceFilter): boolean =>
+  GLASS_PRICE_SKU_FILTERS.some((name) => filter[name] !== undefined)

@@ -5,7 +5,13 @@ import { eachDatabase, useTestApp } from '../../test/harness.js'
 import { FILTER_INPUTS, FILTER_NAMES } from '../../web/src/desk/prices-api.js'
 import { en } from '../../web/src/i18n/en.js'
 import { ru } from '../../web/src/i18n/ru.js'
-import { GLASS_PRICE_FILTER_PARAMETERS, GLASS_PRICE_FILTERS } from '../domain/glass-price-fields.js'
+import { insertSkus, refreshMatview } from '../catalog/freshness/catalog-repository.js'
+import { glasses } from '../catalog/kinds/kinds.js'
+import {
+  GLASS_PRICE_FILTER_PARAMETERS,
+  GLASS_PRICE_FILTERS,
+  type GlassPriceFilterField,
+} from '../domain/glass-price-fields.js'
 import { parseGlassPriceFilter } from './glass-price-filter.js'
 import { GlassPriceListQuerySchema } from './glass-price-schemas.js'
 
@@ -15,6 +21,14 @@ import { GlassPriceListQuerySchema } from './glass-price-schemas.js'
  * the desk's filter form with its labels in both languages. A filter one of them did not know would be silently
  * ignored there; here each one selects a part of the list, the same part everywhere.
  */
+
+/** The SKUs the entries price, by model: what a filter on the SKUs' attribute (the colour) reads. */
+const skus: Readonly<Record<string, readonly { readonly color: string }[]>> = {
+  'A-100': [{ color: 'Чёрный' }, { color: 'Золото' }],
+  'B-200': [{ color: 'Серебро' }],
+  'A-300': [{ color: 'черный матовый' }],
+  'C-400': [{ color: 'Красный' }],
+}
 
 const entries: EntrySeed[] = [
   { manufacturer: 'Альфа Оптика', brand: 'Aster', model: 'A-100', price: 1000, purchase: 400 },
@@ -28,15 +42,22 @@ type Query = Readonly<Record<string, string>>
 
 /** For each described filter, a query that selects a part of `entries` (neither none nor all) and that part. */
 function probes(): { readonly name: string; readonly query: Query; readonly expected: readonly string[] }[] {
-  return GLASS_PRICE_FILTERS.map((field) => {
-    const value = (entry: EntrySeed) => (entry as unknown as Record<string, string | number>)[field.source.column]
+  return (GLASS_PRICE_FILTERS as readonly (typeof GLASS_PRICE_FILTERS)[number][]).map((field) => {
     switch (field.match) {
       case 'text': {
-        const probe = String(value(entries[0] as EntrySeed)).slice(0, 3)
-        const selected = entries.filter((entry) => String(value(entry)).toLowerCase().includes(probe.toLowerCase()))
+        const { source } = field
+        // An entry's values: its column's, or its SKUs' (ё read as е, as every comparison does).
+        const values = (entry: EntrySeed): string[] =>
+          source.from === 'entry'
+            ? [String((entry as unknown as Record<string, string>)[source.column])]
+            : (skus[entry.model] ?? []).map((sku) => (sku as Record<string, string>)[source.filter] as string)
+        const fold = (text: string) => text.toLowerCase().replaceAll('ё', 'е')
+        const probe = fold((values(entries[0] as EntrySeed)[0] as string).slice(0, 3))
+        const selected = entries.filter((entry) => values(entry).some((text) => fold(text).includes(probe)))
         return { name: field.name, query: { [field.name]: probe }, expected: selected.map((entry) => entry.model) }
       }
       default: {
+        const value = (entry: EntrySeed) => (entry as unknown as Record<string, number>)[field.source.column]
         const values = entries.map((entry) => Number(value(entry))).sort((a, b) => a - b)
         const [from, to] = [values[1] as number, values[3] as number]
         const selected = entries.filter((entry) => Number(value(entry)) >= from && Number(value(entry)) <= to)
@@ -61,6 +82,17 @@ test('every described filter parameter is in the query schema and read from a qu
   }
 })
 
+test('a filter read from the SKUs names a filter of the frames kind', () => {
+  for (const field of GLASS_PRICE_FILTERS as readonly GlassPriceFilterField[]) {
+    if (field.source.from !== 'sku') continue
+    const { filter } = field.source
+    assert.ok(
+      glasses.filters.some((candidate) => candidate.name === filter),
+      `${field.name}: frames have a filter ${filter}`,
+    )
+  }
+})
+
 test('the desk draws an input for every described filter parameter, labelled in both languages', () => {
   assert.deepEqual(
     FILTER_INPUTS.map((input) => input.name),
@@ -77,7 +109,23 @@ test('the desk draws an input for every described filter parameter, labelled in 
 eachDatabase('glass price list: every described filter selects the same entries everywhere', (ctx) => {
   const sqlApp = useTestApp(ctx, {
     env: { SEARCH_INDEX: 'off', RESULT_CACHE: 'off' },
-    setup: () => seedEntries(ctx.db, entries),
+    setup: async () => {
+      await seedEntries(ctx.db, entries)
+      await insertSkus(
+        ctx.db.primary,
+        glasses,
+        entries.flatMap(({ manufacturer, brand, model }, index) =>
+          (skus[model] ?? []).map((sku, number) => ({
+            barcode: `46000000${index}${number}`,
+            manufacturer,
+            brand,
+            model,
+            ...sku,
+          })),
+        ),
+      )
+      await refreshMatview(ctx.db.primary, glasses)
+    },
   })
   const indexApp = useTestApp(ctx, { env: { SEARCH_INDEX: 'on', RESULT_CACHE: 'off' } })
 
@@ -106,5 +154,14 @@ eachDatabase('glass price list: every described filter selects the same entries 
       assert.equal(preview.statusCode, 200, preview.body)
       assert.equal(preview.json().selectedCount, expected.length, `${name}: the bulk change's selection`)
     }
+  })
+
+  test('a colour picked from the list selects the entries with a SKU of that colour only', async () => {
+    await indexApp().searchIndex.catchUp()
+    const query = { color: 'черный', exact: 'color' }
+    assert.deepEqual(await listing(sqlApp(), query), ['A-100'])
+    assert.deepEqual(await listing(indexApp(), query), ['A-100'])
+    // Typed, it is a substring: the matt black frame's entry too.
+    assert.deepEqual(await listing(indexApp(), { color: 'черный' }), ['A-100', 'A-300'])
   })
 })

@@ -1,11 +1,14 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely'
-import { textMatchSql } from '../catalog/search/search-query.js'
+import type { Filter } from '../catalog/kinds/kind.js'
+import { glasses } from '../catalog/kinds/kinds.js'
+import { entryCondition, textMatchSql } from '../catalog/search/search-query.js'
 import { compareDecimal, type DecimalValue, parseDecimal } from '../domain/decimal.js'
 import {
   GLASS_PRICE_BAND_FIELDS,
   GLASS_PRICE_FILTERS,
   GLASS_PRICE_TEXT_FILTERS,
   type GlassPriceFilter,
+  type GlassPriceFilterSource,
   type GlassPriceTextFilter,
 } from '../domain/glass-price-fields.js'
 import { canonicalText } from '../domain/key-text.js'
@@ -87,20 +90,35 @@ function readExact(value: unknown, errors: FieldError[]): GlassPriceTextFilter[]
 }
 
 /**
+ * The frames kind's filter a SKU-attribute source names (its price-list mode is what the listing reads). A name the
+ * kind lacks is a programming error, caught by the description's test.
+ */
+export function skuFilterOf(source: Extract<GlassPriceFilterSource, { from: 'sku' }>): Filter {
+  const filter = glasses.filters.find((candidate) => candidate.name === source.filter)
+  if (!filter) throw new Error(`glass price filter source: the frames kind has no filter ${source.filter}`)
+  return filter
+}
+
+/**
  * The SQL conditions of a filter on the glass price list aliased `e` (`glasses_price as e`); AND them all.
  * Substrings match as the nomenclature search does (case, `ё`, `%` and `_` literal), exact text on equal normal
- * forms; ranges are inclusive.
+ * forms; ranges are inclusive. A filter on the SKUs' attribute selects the entries pricing at least one matching
+ * SKU of the catalogue, as the frames' price-list search does.
  */
 export function glassPriceFilterConditions(filter: GlassPriceFilter): RawBuilder<SqlBool>[] {
   const conditions: RawBuilder<SqlBool>[] = []
-  for (const field of GLASS_PRICE_FILTERS) {
-    const value = sql.ref(`e.${field.source.column}`)
+  for (const field of GLASS_PRICE_FILTERS as readonly (typeof GLASS_PRICE_FILTERS)[number][]) {
+    const { source } = field
     switch (field.match) {
       case 'text': {
         const text = filter[field.name]
-        if (text !== undefined) {
-          conditions.push(textMatchSql(value, text, filter.exact?.includes(field.name) ?? false))
-        }
+        if (text === undefined) break
+        const exact = filter.exact?.includes(field.name) ?? false
+        conditions.push(
+          source.from === 'entry'
+            ? textMatchSql(sql.ref(`e.${source.column}`), text, exact)
+            : entryCondition(glasses, skuFilterOf(source), text, exact),
+        )
         break
       }
       case 'band':
@@ -108,7 +126,9 @@ export function glassPriceFilterConditions(filter: GlassPriceFilter): RawBuilder
           [filter[field.from.parameter], '>='],
           [filter[field.to.parameter], '<='],
         ] as const) {
-          if (bound !== undefined) conditions.push(sql<SqlBool>`${value} ${sql.raw(operator)} ${bound}::numeric`)
+          if (bound !== undefined) {
+            conditions.push(sql<SqlBool>`${sql.ref(`e.${field.source.column}`)} ${sql.raw(operator)} ${bound}::numeric`)
+          }
         }
         break
       default:

@@ -1,5 +1,5 @@
 import { type Expression, type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely'
-import { dataVersionSql, readDataVersion } from '../catalog/freshness/catalog-state.js'
+import { dataVersionSql, type KindReads, readDataVersion } from '../catalog/freshness/catalog-state.js'
 import { glasses } from '../catalog/kinds/kinds.js'
 import { DATA_VERSION } from '../catalog/search/search-query.js'
 import { MARKUP_SORT_SQL } from '../catalog/search-index/glass-listing-reader.js'
@@ -7,7 +7,7 @@ import type { ListingIndexAnswers } from '../catalog/search-index/service-types.
 import { bigintId, type Tables } from '../db/tables.js'
 import { inTransaction } from '../db/transaction.js'
 import { checkDecimal } from '../domain/decimal.js'
-import { GLASS_PRICE_FILTERS } from '../domain/glass-price-fields.js'
+import { GLASS_PRICE_FILTER_SORTS, readsSkus } from '../domain/glass-price-fields.js'
 import { canonicalText, keyTextProblem } from '../domain/key-text.js'
 import { MAX_PRICE, MAX_TEXT_LENGTH } from '../domain/limits.js'
 import { isMessage, type Message, message } from '../domain/messages.js'
@@ -159,11 +159,8 @@ function orderExpressions(column: SortColumn, timezone: string): RawBuilder<unkn
   // non-null, so an export's keyset pages compare them as rows.
   const norm = (name: string) => sql`optics_norm(${sql.ref(`e.${name}`)}) COLLATE "C"`
   // A filter's sort: its value alone, text normalised as the keys.
-  const filter = GLASS_PRICE_FILTERS.find((field) => field.sort?.key === column)
-  if (filter) {
-    const { column: name } = filter.source
-    return [filter.match === 'text' ? norm(name) : sql.ref(`e.${name}`), sql.ref('e.id')]
-  }
+  const sort = GLASS_PRICE_FILTER_SORTS.find((described) => described.key === column)
+  if (sort) return [sort.text ? norm(sort.column) : sql.ref(`e.${sort.column}`), sql.ref('e.id')]
   switch (column) {
     case 'PARAMETERS':
       return [norm('manufacturer'), norm('brand'), norm('model'), sql.ref('e.id')]
@@ -184,8 +181,14 @@ const indexedOrder = (column: SortColumn) => ['ID', 'PARAMETERS', 'PRICE', 'PURC
 /** The business day of an entry's last change (`lastUpdatedOn`), as text. */
 const lastUpdatedOnSql = (timezone: string) => sql<string>`to_char(e.updated_at AT TIME ZONE ${timezone}, 'YYYY-MM-DD')`
 
-/** The data version of the glass price list, selected beside a listing's rows and count. */
-const listingVersion = dataVersionSql(glasses, 'tables').as(DATA_VERSION)
+/**
+ * What a listing reads: the glass price list, and the catalogue's matview too when a filter reads the SKUs'
+ * attributes (so a remembered total is dropped when either changes).
+ */
+const listingReads = (filter: GlassPriceFilter): KindReads => (readsSkus(filter) ? 'both' : 'tables')
+
+/** The data version a listing reads, selected beside its rows and count. */
+const listingVersion = (filter: GlassPriceFilter) => dataVersionSql(glasses, listingReads(filter)).as(DATA_VERSION)
 
 const listingCountKey = (filter: GlassPriceFilter) => JSON.stringify(['glass-price-listing', filter])
 
@@ -233,11 +236,13 @@ export function buildListingQueries(
   )
   return {
     page: query
-      .select(listingVersion)
+      .select(listingVersion(request.filter))
       .limit(size)
       .offset(page * size),
     count: where(
-      db.selectFrom('glasses_price as e').select([sql<number | string>`count(*)`.as('count'), listingVersion]),
+      db
+        .selectFrom('glasses_price as e')
+        .select([sql<number | string>`count(*)`.as('count'), listingVersion(request.filter)]),
     ),
   }
 }
@@ -264,7 +269,7 @@ export async function listGlassPrices(
         const result = await buildListingQueries(db, request).count.executeTakeFirstOrThrow()
         return { value: Number(result.count), version: result[DATA_VERSION] }
       },
-      currentVersion: () => readDataVersion(db, glasses, 'tables'),
+      currentVersion: () => readDataVersion(db, glasses, listingReads(request.filter)),
       walkable: indexedOrder(request.sortColumn),
       async readRows(fenced, walk) {
         const rows = await buildListingQueries(db, request, { fenced, walk }).page.execute()

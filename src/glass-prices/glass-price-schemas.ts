@@ -1,9 +1,8 @@
 import Type, { type Static, type TSchema } from 'typebox'
 import {
-  type FilterSort,
   type FilterSortColumn,
   GLASS_PRICE_BAND_FIELDS,
-  GLASS_PRICE_FILTERS,
+  GLASS_PRICE_FILTER_SORTS,
   GLASS_PRICE_TEXT_FIELDS,
   GLASS_PRICE_TEXT_FILTERS,
   type GlassPriceFilterParameter,
@@ -129,10 +128,7 @@ export const glassPriceFilterQueryProperties = Object.fromEntries([
  * that knows only the contract's four is answered as before.
  */
 const filterSorts = (contract: boolean) =>
-  GLASS_PRICE_FILTERS.flatMap((field) => {
-    const sort: FilterSort | undefined = field.sort
-    return sort && (sort.contract ?? false) === contract ? [sort.key] : []
-  })
+  GLASS_PRICE_FILTER_SORTS.flatMap((sort) => (sort.contract === contract ? [sort.key] : []))
 export const SORT_COLUMNS = [
   'ID',
   'PARAMETERS',

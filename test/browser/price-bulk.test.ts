@@ -26,6 +26,9 @@ import { browserSuite, ConsoleErrors, screenshotPath, seriousViolations } from '
 
 const SCALE = 400
 
+/** A count as the desk writes it in Russian: thousands grouped by a no-break space. */
+const grouped = (count: number) => new Intl.NumberFormat('ru').format(count)
+
 interface Preview {
   selectedCount: number
   changedCount: number
@@ -118,7 +121,7 @@ browserSuite('price desk: bulk change, upload and download in a real browser', (
     const listed = (await (
       await fetch(`${base}${pricesPath}/list?manufacturer=${encodeURIComponent(manufacturer.toLowerCase())}&size=1`)
     ).json()) as { totalElements: number }
-    await page.waitForSelector(`text=Фильтры выбирают позиций: ${listed.totalElements}.`)
+    await page.waitForSelector(`text=Фильтры выбирают позиций: ${grouped(listed.totalElements)}.`)
     await formula({ base: 'PURCHASE', change: 'RETAIL', coefficient: '2,5', difference: '-10' })
     assert.equal(
       await text('.formula'),
@@ -255,7 +258,7 @@ browserSuite('price desk: bulk change, upload and download in a real browser', (
     await page.waitForSelector('button.danger')
     assert.match(await focusedText(), /^Шаг 4 из 4/)
     await tabTo('button.danger')
-    assert.match(await focusedText(), /^Применить к позициям: \d+$/)
+    assert.match(await focusedText(), /^Применить к позициям: [\d\u00a0]+$/)
   })
 
   test('confirmed twice, the change is applied once as the formula says; Undo restores every price', async () => {
@@ -269,11 +272,11 @@ browserSuite('price desk: bulk change, upload and download in a real browser', (
     assert.ok(changed > 0)
     await page.click('button:text-is("К подтверждению")')
     const apply = page.locator('button.danger')
-    assert.equal(await apply.textContent(), `Применить к позициям: ${changed}`)
+    assert.equal(await apply.textContent(), `Применить к позициям: ${grouped(changed)}`)
     await apply.dblclick()
     await page.waitForSelector('#applied')
-    const [, count, batch] = /Изменено позиций: (\d+)\. Номер изменения: (\d+)\./.exec(await text('#applied'))!
-    assert.equal(Number(count), changed)
+    const [, count, batch] = /Изменено позиций: ([\d\u00a0]+)\. Номер изменения: (\d+)\./.exec(await text('#applied'))!
+    assert.equal(count, grouped(changed))
     assert.equal(await changes(), changesBefore + 1, 'a double click applies once')
 
     // The database holds what the formula says: round_half_up((purchase × 2.5 − 10) / 10) × 10, exactly.
@@ -293,7 +296,7 @@ browserSuite('price desk: bulk change, upload and download in a real browser', (
     await page.waitForSelector('.undone')
     assert.match(
       await text('.undone'),
-      new RegExp(`^Восстановлено позиций: ${changed} \\(изменение \\d+ отменило изменение ${batch}\\)`),
+      new RegExp(`^Восстановлено позиций: ${grouped(changed)} \\(изменение \\d+ отменило изменение ${batch}\\)`),
     )
     assert.deepEqual(await entries(), before)
   })
@@ -319,7 +322,7 @@ browserSuite('price desk: bulk change, upload and download in a real browser', (
     assert.equal(put.status, 200)
     await page.locator('button:text-matches("^Отменить изменение")').click()
     await page.waitForSelector('.undone')
-    assert.match(await text('.undone'), new RegExp(`Восстановлено позиций: ${changed - 1} `))
+    assert.match(await text('.undone'), new RegExp(`Восстановлено позиций: ${grouped(changed - 1)} `))
     assert.match(await text('.undone'), /Оставлено как есть позиций: 1\./)
     assert.equal(await text('.undone .conflicts li'), `Позиция ${edited}: с тех пор изменена`)
     const [kept] = (await entries()).filter((row) => row.id === edited)
@@ -348,8 +351,10 @@ browserSuite('price desk: bulk change, upload and download in a real browser', (
       assert.equal(await page.getAttribute('#job-progress progress', 'max'), '2500')
       await page.waitForSelector('#applied', { timeout: 120_000 })
       await slow.remove()
-      const [, count, batch] = /Изменено позиций: (\d+)\. Номер изменения: (\d+)\./.exec(await text('#applied'))!
-      assert.equal(count, '2500')
+      const [, count, batch] = /Изменено позиций: ([\d\u00a0]+)\. Номер изменения: (\d+)\./.exec(
+        await text('#applied'),
+      )!
+      assert.equal(count, '2\u00a0500', 'the count grouped as Russian writes it')
       // The change was written by a job (its parameters name it), and as the formula says.
       const { rows } = await sql<{ job: string | null }>`
         SELECT parameters->>'job' AS job FROM glass_price_change WHERE id = ${Number(batch)}`.execute(ctx.db.primary)
@@ -361,7 +366,7 @@ browserSuite('price desk: bulk change, upload and download in a real browser', (
       // Its Undo runs as a job too, and restores every entry.
       await page.click(`button:text-is("Отменить изменение ${batch}")`)
       await page.waitForSelector('.undone', { timeout: 120_000 })
-      assert.match(await text('.undone'), /^Восстановлено позиций: 2500 /)
+      assert.match(await text('.undone'), /^Восстановлено позиций: 2\u00a0500 /)
       const { rows: reverted } = await sql<{ job: string | null }>`
         SELECT parameters->>'job' AS job FROM glass_price_change WHERE reverts = ${Number(batch)}`.execute(
         ctx.db.primary,

@@ -1,5 +1,6 @@
 import type { Kind } from '../kinds/kind.js'
 import { carryEntryRows } from './entry-rows.js'
+import type { IndexClient } from './index-database.js'
 import { carryOrders } from './kept-orders.js'
 import {
   type ColumnSpec,
@@ -15,8 +16,8 @@ import {
   priceTable,
   rowOfEntry,
 } from './load.js'
-import { type IdentifiedTable, mergeRows, newNonAsciiValues, type RowChanges } from './merge.js'
-import type { IndexClient } from './search-index.js'
+import { type IdentifiedTable, type MergedTable, mergeRows, newNonAsciiValues, type RowChanges } from './merge.js'
+import { type FieldOf, RowPatch } from './patch.js'
 import { CopyTextParser } from './text.js'
 
 /*
@@ -99,6 +100,17 @@ export async function applyPriceChanges(
     1,
   )
   const table = await merged(client, prices, { removed, ...added }, priceOrder(kind))
+  return nextPriceTable(kind, prices, table, dataGeneration, matview)
+}
+
+/** The price table after a merge or a patch, with what requests used carried over from `prices`. */
+function nextPriceTable(
+  kind: Kind,
+  prices: PriceTable,
+  table: MergedTable,
+  dataGeneration: number,
+  matview: MatviewTable | undefined,
+): PriceTable {
   const next = priceTable(kind, table, dataGeneration, false)
   carryOrders(prices, next, table.oldToNew, table.addedRows)
   if (matview) carryEntryRows({ matview, prices }, { matview, prices: next }, { prices: table.oldToNew })
@@ -154,8 +166,88 @@ export async function applyMatviewChanges(
     )
   }
   const table = await merged(client, matview, { removed, rows: added.rows, values, ids: added.ids }, matviewOrder(kind))
+  return nextMatviewTable(kind, matview, table, versions, prices)
+}
+
+/** The matview table after a merge or a patch, with what requests used carried over from `matview`. */
+function nextMatviewTable(
+  kind: Kind,
+  matview: MatviewTable,
+  table: MergedTable,
+  versions: { readonly matviewVersion: number; readonly refreshedGeneration: number },
+  prices: PriceTable | undefined,
+): MatviewTable {
   const next = matviewTable(kind, table, versions, false)
   carryOrders(matview, next, table.oldToNew, table.addedRows)
   if (prices) carryEntryRows({ matview, prices }, { matview: next, prices }, { matview: table.oldToNew })
   return next
+}
+
+/**
+ * Every row of `source` read again and compared with `table` as it comes (patch.ts): the table with the values
+ * that changed, or undefined where a row came, went or moved (then it must be read anew). A count first spares
+ * the read where rows came or went.
+ */
+async function patched(
+  client: IndexClient,
+  table: IdentifiedTable,
+  source: string,
+  select: string,
+  idCount: number,
+  fields: ReadonlyMap<string, FieldOf>,
+  order: readonly string[],
+): Promise<MergedTable | undefined> {
+  const [counted] = await client.query<{ rows: string | number }>(`SELECT count(*) AS rows FROM ${source}`)
+  if (Number(counted?.rows) !== table.rows) return undefined
+  const patch = new RowPatch(table, idCount, fields, order)
+  const parser = new CopyTextParser((row) => patch.push(row))
+  for await (const chunk of client.copyOut(`SELECT ${select} FROM ${source}`)) parser.push(chunk)
+  parser.end()
+  if (patch.refused) return undefined
+  return patch.finish(await databaseForms(client, patch.newNonAsciiValues()))
+}
+
+/** Per column of specs read after `idCount` ids, its field. */
+const fieldsOf = (specs: readonly ColumnSpec[], idCount: number) =>
+  new Map<string, FieldOf>(specs.map((spec, index) => [spec.name, idCount + index]))
+
+/**
+ * The price table brought to `dataGeneration` by reading every entry again, where most changed but none came, went
+ * or moved (a bulk change, its revert, an upload of the whole list): undefined otherwise. Run inside the snapshot
+ * that read `dataGeneration`, with the table's columns (`specs`, as it was loaded).
+ */
+export async function patchPriceTable(
+  client: IndexClient,
+  kind: Kind,
+  prices: PriceTable,
+  dataGeneration: number,
+  specs: readonly ColumnSpec[],
+  matview: MatviewTable | undefined,
+): Promise<PriceTable | undefined> {
+  const select = ['e.id', ...specs.map((spec) => spec.sql ?? spec.name)].join(', ')
+  const source = `${kind.priceTable} e`
+  const table = await patched(client, prices, source, select, 1, fieldsOf(specs, 1), priceOrder(kind))
+  return table && nextPriceTable(kind, prices, table, dataGeneration, matview)
+}
+
+/** The matview table brought to a later refresh the same way ({@link patchPriceTable}). */
+export async function patchMatviewTable(
+  client: IndexClient,
+  kind: Kind,
+  matview: MatviewTable,
+  versions: { readonly matviewVersion: number; readonly refreshedGeneration: number },
+  prices: PriceTable | undefined,
+): Promise<MatviewTable | undefined> {
+  const specs = matviewColumnSpecs(kind)
+  const fields = fieldsOf(specs, 2)
+  for (const range of kind.ranges) {
+    if (range.sku !== 'optional') continue
+    const [point, from, to] = ['', '_from', '_to'].map((suffix) => fields.get(`${range.column}${suffix}`) as number)
+    fields.set(coverageColumn(range), (row) =>
+      coverageText(row[point as number] ?? null, row[from as number] ?? null, row[to as number] ?? null),
+    )
+  }
+  const select = ['m.sku_id', 'm.price_id', ...specs.map((spec) => `m.${spec.sql ?? spec.name}`)].join(', ')
+  const table = await patched(client, matview, `${kind.matview} m`, select, 2, fields, matviewOrder(kind))
+  return table && nextMatviewTable(kind, matview, table, versions, prices)
 }

@@ -12,6 +12,7 @@ import {
   textCondition,
   type ValueCondition,
 } from './matching.js'
+import { scratchBytes, scratchUint32 } from './scratch.js'
 import { type Column, NULL_CODE, type Table } from './table.js'
 
 /*
@@ -81,7 +82,7 @@ export function matviewConditions(
 }
 
 /** The conditions of one filter on a price table, as `entryCondition` writes them. */
-function entryConditions(
+export function entryConditions(
   prices: PriceTable,
   matview: MatviewTable,
   filter: Filter,
@@ -95,8 +96,8 @@ function entryConditions(
     // Entries that price at least one matview row matching the filter.
     const rows = matchRows(matview, matviewConditions(matview, filter, value, norm, exact), true)
     const entryRows = entryRowsOf(matview, prices)
-    const hit = new Uint8Array(prices.rows)
-    const entries = new Uint32Array(Math.min(rows.length, prices.rows))
+    const hit = scratchBytes(prices.rows)
+    const entries = scratchUint32(Math.min(rows.length, prices.rows))
     let found = 0
     for (let index = 0; index < rows.length; index++) {
       const entry = entryRows[rows[index] as number] as number

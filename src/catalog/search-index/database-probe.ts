@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { IndexClient, IndexDatabase } from './search-index.js'
+import type { IndexClient, IndexDatabase } from './index-database.js'
 import { compareCodePoints, normProbeCharacters, ProbedNorm } from './text.js'
 
 /*

@@ -28,6 +28,11 @@ export function carryEntryRows(
   const kept = entryRowsKept.get(from.matview)
   if (kept?.prices !== from.prices || !kept.rows.ready) return
   const before = kept.rows.get()
+  // Both tables' rows in place with their ids (a price change): the same pairing.
+  if (to.matview.rowByTie === from.matview.rowByTie && to.prices.rowByTie === from.prices.rowByTie) {
+    keepEntryRows(to.matview, to.prices, () => before)
+    return
+  }
   keepEntryRows(to.matview, to.prices, () => {
     const rows = new Int32Array(to.matview.rows).fill(-1)
     const paired = new Uint8Array(to.matview.rows)

@@ -3,6 +3,7 @@ import { FACET_VALUES, type Facets, facetFields, type NumericFacet, type TextFac
 import type { ExactFilters, FilterValues } from '../search/search-query.js'
 import { fieldColumn, filterConditions, type IndexedSearch } from './conditions.js'
 import { type Condition, matchRows, withRowFlags } from './matching.js'
+import { scratchUint32 } from './scratch.js'
 import { type Column, NULL_CODE, type Table } from './table.js'
 
 /*
@@ -60,7 +61,7 @@ function cooccurrence(table: Table, by: Column, of: Column): Uint32Array | undef
 
 /** Code → how many of `rows` carry it (all rows when undefined). */
 function tally(column: Column, rows: Uint32Array | undefined): Uint32Array {
-  const counts = new Uint32Array(column.distinct)
+  const counts = scratchUint32(column.distinct)
   const { codes } = column
   if (!rows) {
     for (let code = 0; code < counts.length; code++) counts[code] = column.count(code)
@@ -95,14 +96,27 @@ function selectKth(values: Uint32Array, k: number): number {
   return values[k] as number
 }
 
+/** A column's codes but NULL's, in rank order (PostgreSQL's order of the values); kept with the column. */
+function codesByRank(column: Column): Uint32Array {
+  return column.memo('codes by rank', () => {
+    const ranks = column.ranks()
+    return Uint32Array.from({ length: column.distinct - 1 }, (_, index) => index + 1).sort(
+      (a, b) => (ranks[a] as number) - (ranks[b] as number),
+    )
+  })
+}
+
 /**
  * The `k` codes with the highest counts, ties by ascending rank (`ORDER BY count DESC, value`), and how many codes
- * are present at all. Thresholds are found by selection, so only about `k` codes are ever sorted.
+ * are present at all. Thresholds are found by selection, so only about `k` codes are ever sorted; when more codes
+ * tie at the threshold than are wanted (most of a large dictionary counted once), the lowest-ranked of them are
+ * found by walking the codes in rank order until enough are met, not by gathering every tie.
  */
-function topCodes(counts: Uint32Array, ranks: Uint32Array, k: number): { codes: number[]; distinct: number } {
+function topCodes(counts: Uint32Array, column: Column, k: number): { codes: number[]; distinct: number } {
+  const ranks = column.ranks()
   const order = (a: number, b: number) =>
     (counts[b] as number) - (counts[a] as number) || (ranks[a] as number) - (ranks[b] as number)
-  const presentCounts = new Uint32Array(counts.length)
+  const presentCounts = scratchUint32(counts.length)
   let distinct = 0
   for (let code = 1; code < counts.length; code++) {
     const count = counts[code] as number
@@ -116,20 +130,54 @@ function topCodes(counts: Uint32Array, ranks: Uint32Array, k: number): { codes: 
   // The k-th highest count; every code above it is in, and the lowest-ranked of those at it fill the rest.
   const threshold = selectKth(presentCounts.subarray(0, distinct), distinct - k)
   const tied: number[] = []
+  let tiedCount = 0
   for (let code = 1; code < counts.length; code++) {
     const count = counts[code] as number
     if (count > threshold) chosen.push(code)
-    else if (count === threshold) tied.push(code)
+    else if (count === threshold && tiedCount++ < k) tied.push(code)
   }
   const wanted = k - chosen.length
-  if (tied.length > wanted) {
-    const last = selectKth(
-      Uint32Array.from(tied, (code) => ranks[code] as number),
-      wanted - 1,
-    )
-    for (const code of tied) if ((ranks[code] as number) <= last) chosen.push(code)
-  } else chosen.push(...tied)
+  if (tiedCount <= wanted) chosen.push(...tied)
+  else {
+    const ordered = codesByRank(column)
+    for (let index = 0, taken = 0; index < ordered.length && taken < wanted; index++) {
+      const code = ordered[index] as number
+      if (counts[code] === threshold) {
+        chosen.push(code)
+        taken++
+      }
+    }
+  }
   return { codes: chosen.sort(order).slice(0, k), distinct }
+}
+
+/**
+ * Builds, once per load, what facets would otherwise build on a request: the co-occurrences a facet under one value
+ * reads, of every column with few enough values to be kept (a refraction index, a zone's coverage, a type) with
+ * every facet field's column, and the rank order of each large facet field's codes, in both modes, so no request
+ * pays for a pass over every row or a sort of a dictionary (some 100 ms each at a million rows). A step at a time
+ * (warm-up.ts): it pauses after each pass or sort, and returns the cells counted.
+ */
+export function* warmingFacets(kind: Kind, tables: IndexedSearch): Generator<void, number> {
+  let cells = 0
+  for (const byPriceList of [false, true]) {
+    const table: Table = byPriceList ? tables.prices : tables.matview
+    const { text, numeric } = facetFields(kind, byPriceList)
+    const facetColumns = [...text, ...numeric].flatMap((field) => fieldColumn(table, field, byPriceList) ?? [])
+    for (const by of table.columns.values()) {
+      if (by.distinct < 2) continue
+      for (const of of facetColumns) {
+        cells += cooccurrence(table, by, of)?.length ?? 0
+        yield
+      }
+    }
+    for (const column of facetColumns) {
+      if (column.distinct <= 4 * FACET_VALUES) continue
+      codesByRank(column)
+      yield
+    }
+  }
+  return cells
 }
 
 /** The facets of a search, as facets.ts computes them in SQL: totals, numeric bounds, top values with counts. */
@@ -189,12 +237,7 @@ export function facetTables(
         numeric[field.name] = { min: column.json[min] as number | null, max: column.json[max] as number | null }
         continue
       }
-      const ordered = column.memo('codes by rank', () => {
-        const ranks = column.ranks()
-        return Uint32Array.from({ length: column.distinct - 1 }, (_, index) => index + 1).sort(
-          (a, b) => (ranks[a] as number) - (ranks[b] as number),
-        )
-      })
+      const ordered = codesByRank(column)
       const { offsets, rows } = column.postings
       const carried = (code: number) => {
         if (!member) return (offsets[code + 1] as number) > (offsets[code] as number)
@@ -225,7 +268,7 @@ export function facetTables(
       pairs && single
         ? pairs.subarray(single.code * column.distinct, (single.code + 1) * column.distinct)
         : tally(column, own ? matching(own.filter) : all)
-    const { codes, distinct } = topCodes(counts, column.ranks(), FACET_VALUES)
+    const { codes, distinct } = topCodes(counts, column, FACET_VALUES)
     text[field.name] = {
       values: codes.map((code) => ({ value: column.values[code] as string, count: counts[code] as number })),
       distinct,

@@ -19,14 +19,15 @@ export function glassListingReader(kind: string): PriceTableReader {
   return {
     kind,
     columns: [{ name: 'markup', type: 'decimal', sql: MARKUP_SORT_SQL }],
-    warm(prices) {
+    *warming(prices) {
       for (const sortColumn of ['ID', 'PARAMETERS', 'PRICE', 'PURCHASE'] as const) {
         for (const sortDirection of ['ASC', 'DESC'] as const) {
           listingTable(
-            prices,
+            { prices },
             { filter: {}, page: { page: 0, size: 1, sort: [] }, sortColumn, sortDirection },
             (t) => t,
           )
+          yield
         }
       }
     },

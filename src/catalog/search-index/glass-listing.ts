@@ -1,11 +1,16 @@
-import { GLASS_PRICE_FILTERS, type GlassPriceFilter } from '../../domain/glass-price-fields.js'
+import {
+  type FilterSortColumn,
+  GLASS_PRICE_FILTER_SORTS,
+  GLASS_PRICE_FILTERS,
+  type GlassPriceFilter,
+} from '../../domain/glass-price-fields.js'
 import type { GlassPriceListItem, SortColumn, SortDirection } from '../../glass-prices/glass-price-schemas.js'
 import { buildPage, type Page, type PageRequest } from '../../http/page.js'
-import { columnOf, decimalOf, NotIndexable } from './conditions.js'
-import { type KeySpec, keysOf, sortedPermutation } from './kept-orders.js'
-import type { PriceTable } from './load.js'
-import { type Condition, compareCondition, matchRows, sortedWindow, textCondition } from './matching.js'
-import { walk } from './search.js'
+import type { Kind } from '../kinds/kind.js'
+import { columnOf, decimalOf, entryConditions, type IndexedSearch, NotIndexable } from './conditions.js'
+import type { KeySpec } from './kept-orders.js'
+import { type Condition, compareCondition, matchRows, textCondition } from './matching.js'
+import { sortedPage } from './search.js'
 import type { Column } from './table.js'
 
 /** The glass price listing's request, as glass-price-filter.ts and the repository read it. */
@@ -14,6 +19,14 @@ export interface IndexedListing {
   readonly page: PageRequest
   readonly sortColumn: SortColumn
   readonly sortDirection: SortDirection
+}
+
+/**
+ * What a listing reads: the kind's price table, and for a filter on the SKUs' attribute the kind (its filter of
+ * that name) and its matview of the same snapshot.
+ */
+export interface ListingTables extends Pick<IndexedSearch, 'prices'>, Partial<Pick<IndexedSearch, 'matview'>> {
+  readonly kind?: Kind
 }
 
 /**
@@ -28,36 +41,43 @@ const listingKeys: Readonly<Record<SortColumn, { readonly columns: readonly stri
   USER: { columns: ['updated_by'], norm: false },
   MARKUP: { columns: ['markup'], norm: false },
   ...(Object.fromEntries(
-    GLASS_PRICE_FILTERS.flatMap((field) =>
-      field.sort ? [[field.sort.key, { columns: [field.source.column], norm: field.match === 'text' }]] : [],
-    ),
-  ) as Record<NonNullable<(typeof GLASS_PRICE_FILTERS)[number]['sort']>['key'], { columns: string[]; norm: boolean }>),
+    GLASS_PRICE_FILTER_SORTS.map((sort) => [sort.key, { columns: [sort.column], norm: sort.text }]),
+  ) as Record<FilterSortColumn, { columns: string[]; norm: boolean }>),
 }
 
 /**
- * A page of the glass price listing from the price table, as `buildListingQueries` computes it: substring (or
- * exact) and inclusive bound filters, ordered by the sort column's value (PARAMETERS: the normalised keys byte-wise) and the
- * id, every key in the requested direction.
+ * A page of the glass price listing from the kind's price table, as `buildListingQueries` computes it: substring
+ * (or exact) and inclusive bound filters (on the SKUs' attribute: the entries pricing a matching matview row),
+ * ordered by the sort column's value (PARAMETERS: the normalised keys byte-wise) and the id, every key in the
+ * requested direction.
  */
 export function listingTable(
-  prices: PriceTable,
+  tables: ListingTables,
   request: IndexedListing,
   norm: (text: string) => string,
 ): Page<GlassPriceListItem> {
+  const { prices, kind } = tables
   const { filter } = request
   const conditions: Condition[] = []
   // Every described filter (domain/glass-price-fields.ts); one whose match this does not know leaves it to SQL.
   for (const field of GLASS_PRICE_FILTERS as readonly (typeof GLASS_PRICE_FILTERS)[number][]) {
-    const column = columnOf(prices, field.source.column)
     switch (field.match) {
       case 'text': {
         const value = filter[field.name]
-        if (value !== undefined) {
-          conditions.push(textCondition(column, norm(value), filter.exact?.includes(field.name) ?? false))
+        if (value === undefined) break
+        const exact = filter.exact?.includes(field.name) ?? false
+        const { source } = field
+        if (source.from === 'entry') {
+          conditions.push(textCondition(columnOf(prices, source.column), norm(value), exact))
+        } else {
+          const skuFilter = kind?.filters.find((candidate) => candidate.name === source.filter)
+          if (!skuFilter || !tables.matview) throw new NotIndexable(`no matview filter ${source.filter}`)
+          conditions.push(...entryConditions(prices, tables.matview, skuFilter, value, norm, exact))
         }
         break
       }
       case 'band': {
+        const column = columnOf(prices, field.source.column)
         const [from, to] = [filter[field.from.parameter], filter[field.to.parameter]]
         if (from !== undefined) conditions.push(compareCondition(column, decimalOf(from), (c) => c >= 0))
         if (to !== undefined) conditions.push(compareCondition(column, decimalOf(to), (c) => c <= 0))
@@ -76,14 +96,7 @@ export function listingTable(
   const { page, size } = request.page
   const from = page * size
   const to = from + size
-  let window: Uint32Array
-  if (from >= total) window = new Uint32Array(0)
-  else if (matches && matches.length <= prices.rows / 8) {
-    window = sortedWindow(prices, matches, keysOf(prices, specs), from, to, descending)
-  } else {
-    const order = sortedPermutation(prices, specs, descending)
-    window = matches ? walk(order, matches, prices.rows, from, to) : order.subarray(from, Math.min(to, order.length))
-  }
+  const window = from >= total ? new Uint32Array(0) : sortedPage(prices, matches, specs, from, to, descending)
   const column = (name: string) => columnOf(prices, name)
   const [manufacturer, brand, model, lastUpdatedOn, price, purchase, user] = [
     'manufacturer',

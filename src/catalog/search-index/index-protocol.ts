@@ -1,6 +1,7 @@
 import type { Text } from '../../domain/messages.js'
 import { ProblemError } from '../../http/problem.js'
 import type { IndexedListing } from './glass-listing.js'
+import type { KindVersions } from './kind-versions.js'
 import type { SearchIndexLoads } from './service-types.js'
 
 /*
@@ -33,7 +34,15 @@ export type IndexCall =
 
 /** The service's thread to the index's. */
 export type ToIndex =
-  | ({ readonly type: 'call'; readonly id: number } & IndexCall)
+  | ({
+      readonly type: 'call'
+      readonly id: number
+      /**
+       * The kinds' versions, read by the service's thread after the request arrived (a question's; a load reads its
+       * own): the index answers only if it holds them (or newer), as if it had read them itself.
+       */
+      readonly versions?: Map<string, KindVersions>
+    } & IndexCall)
   | { readonly type: 'db-reply'; readonly id: number; readonly result?: unknown; readonly error?: CrossedError }
 
 /** What the index's thread asks of the database, through the service's thread. */
@@ -45,7 +54,6 @@ export type DatabaseAsk =
   | { readonly op: 'copy-close'; readonly copy: number }
   | { readonly op: 'end'; readonly tx: number; readonly commit: boolean }
   | { readonly op: 'read'; readonly text: string; readonly parameters: readonly unknown[] }
-  | { readonly op: 'versions' }
 
 /** The index's thread to the service's. */
 export type FromIndex =

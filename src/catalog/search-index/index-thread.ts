@@ -1,8 +1,8 @@
 import type { Worker } from 'node:worker_threads'
 import type { FastifyBaseLogger } from 'fastify'
-import { CompiledQuery } from 'kysely'
-import type { Database, RawClient } from '../../db/database.js'
+import { type Database, type RawClient, readQueryOf } from '../../db/database.js'
 import { outsideRequest } from '../../db/request-work.js'
+import { SharedRead } from '../../db/shared-read.js'
 import { startModuleWorker } from '../../domain/module-worker.js'
 import type { GlassPriceListItem } from '../../glass-prices/glass-price-schemas.js'
 import type { Page } from '../../http/page.js'
@@ -21,7 +21,7 @@ import {
   type ToIndex,
   uncrossedError,
 } from './index-protocol.js'
-import { firstLoad, readVersions } from './kind-versions.js'
+import { firstLoad, type KindVersions, readVersions } from './kind-versions.js'
 import type {
   ListingIndexAnswers,
   SearchIndexLoads,
@@ -45,18 +45,18 @@ export interface IndexThreadOptions {
   readonly timezone: string
   /** The path of the kind whose price table the glass price listing reads (glass-listing-reader.ts); none: SQL lists. */
   readonly listingKind?: string | undefined
-  /** The embedded database: the kinds' versions are asked of the service's thread, kept as of the last write. */
-  readonly committedVersions: boolean
   /**
    * Tests: the first time a table is read in full, the thread holds itself busy this long (as building the tables of a
    * million rows does), to show that the service's thread goes on meanwhile.
    */
   readonly holdFirstReadMs?: number | undefined
+  /** Where the kinds' tables are kept between runs (snapshot.ts); none: nowhere. */
+  readonly snapshotDir?: string | undefined
 }
 
 /** How much of COPY's output crosses in one message (whole chunks, so a little more). */
 const COPY_SLICE_CHARACTERS = 1 << 16
-/** How long closing waits for the index's thread to end its loads before it is stopped. */
+/** How long closing waits for the index's thread to end its loads (and write its snapshots) before it is stopped. */
 const CLOSE_WAIT_MS = 10_000
 
 const levelNames: Record<number, 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal'> = {
@@ -82,7 +82,7 @@ interface Relayed {
 export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers, ListingIndexAnswers {
   readonly enabled = true
   readonly served: SearchIndexServed = { index: 0, sql: 0 }
-  readonly loads: SearchIndexLoads = { read: 0, changes: 0 }
+  readonly loads: SearchIndexLoads = { read: 0, changes: 0, restored: 0 }
   readonly #db: Database
   readonly #log: FastifyBaseLogger
   readonly #workerData: IndexThreadOptions
@@ -93,7 +93,11 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
   readonly #ending = new Set<Promise<void>>()
   readonly #copies = new Map<number, AsyncIterator<string>>()
   readonly #reading = new Set<string>()
-  readonly #committed: { current(): Promise<unknown> } | undefined
+  /**
+   * The kinds' versions each question is sent with: the embedded database's as of its last committed write, else
+   * read (one statement shared by the questions waiting for it).
+   */
+  readonly #versions: { current(): Promise<Map<string, KindVersions>> }
   #nextId = 1
   #kindsLoaded = 0
   #loadedOnce = false
@@ -101,20 +105,16 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
   #failed: Error | undefined
   #closed = false
 
-  constructor(
-    db: Database,
-    log: FastifyBaseLogger,
-    options: { readonly timezone: string; readonly listingKind?: string; readonly holdFirstReadMs?: number },
-  ) {
+  constructor(db: Database, log: FastifyBaseLogger, options: Omit<IndexThreadOptions, 'driver'>) {
     this.#db = db
     this.#log = log
-    this.#committed = db.committedRead?.(readVersions)
+    this.#versions = db.committedRead?.(readVersions) ?? new SharedRead(() => readVersions(readQueryOf(db)))
     this.#workerData = {
       driver: db.driver,
       timezone: options.timezone,
       listingKind: options.listingKind,
-      committedVersions: this.#committed !== undefined,
       holdFirstReadMs: options.holdFirstReadMs,
+      snapshotDir: options.snapshotDir,
     }
   }
 
@@ -181,6 +181,8 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
       ])
       clearTimeout(timer)
     }
+    // Its end keeps the process alive until it has ended (the thread is unreferenced while idle).
+    this.#worker.ref()
     await this.#worker.terminate()
     await this.#endRelayed()
   }
@@ -222,7 +224,8 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
     }
     let result: unknown
     try {
-      result = await this.#call(call)
+      const versions = await this.#versions.current()
+      result = await this.#call(call, versions)
     } catch (error) {
       // The thread stopped meanwhile: SQL answers. An error of the answer itself is the request's.
       if (this.#failed || this.#closed) {
@@ -236,12 +239,12 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
     return result as T | undefined
   }
 
-  #call(call: IndexCall): Promise<unknown> {
+  #call(call: IndexCall, versions?: Map<string, KindVersions>): Promise<unknown> {
     if (this.#failed) return Promise.reject(this.#failed)
     const id = this.#nextId++
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject })
-      const message: ToIndex = { type: 'call', id, ...call }
+      const message: ToIndex = { type: 'call', id, ...call, ...(versions ? { versions } : {}) }
       this.#worker.postMessage(message)
     })
   }
@@ -319,10 +322,7 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
         return undefined
       }
       case 'read':
-        return (await this.#db.read.executeQuery(CompiledQuery.raw(ask.text, [...ask.parameters]))).rows
-      case 'versions':
-        if (!this.#committed) throw new Error('no committed versions here')
-        return this.#committed.current()
+        return readQueryOf(this.#db)(ask.text, ask.parameters)
     }
   }
 

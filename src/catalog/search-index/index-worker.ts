@@ -5,6 +5,7 @@ import type { ReadQuery } from '../../db/database.js'
 import { kindByPath, kinds } from '../kinds/kinds.js'
 import type { FilterValues, SearchRequest } from '../search/search-query.js'
 import { glassListingReader } from './glass-listing-reader.js'
+import type { IndexClient, IndexDatabase } from './index-database.js'
 import {
   crossedError,
   type DatabaseAsk,
@@ -14,8 +15,8 @@ import {
   uncrossedError,
 } from './index-protocol.js'
 import type { IndexThreadOptions } from './index-thread.js'
-import type { KindVersions } from './kind-versions.js'
-import { type IndexClient, type IndexDatabase, SearchIndex } from './search-index.js'
+import { type KindVersions, readVersions } from './kind-versions.js'
+import { SearchIndex } from './search-index.js'
 
 /*
  * The search index's own thread (index-thread.ts explains why): holds the index, loads it, and answers what the
@@ -42,12 +43,16 @@ function ask(question: DatabaseAsk): Promise<unknown> {
 const readQuery: ReadQuery = async <Row>(text: string, parameters?: readonly unknown[]) =>
   (await ask({ op: 'read', text, parameters: parameters ?? [] })) as Row[]
 
+/**
+ * The versions the service's thread read for the latest question (after it arrived, so at least as new as any
+ * earlier question's): what the index compares what it holds with.
+ */
+let latestVersions: Map<string, KindVersions> | undefined
+
 const database: IndexDatabase = {
   driver: options.driver,
   readQuery,
-  committedVersions: options.committedVersions
-    ? async () => (await ask({ op: 'versions' })) as Map<string, KindVersions>
-    : undefined,
+  currentVersions: async () => latestVersions ?? (await readVersions(readQuery)),
   async rawTransaction(fn, transactionOptions) {
     const tx = (await ask({ op: 'begin', read: transactionOptions?.read === true })) as number
     const client: IndexClient = {
@@ -92,6 +97,7 @@ const index = new SearchIndex(database, log, {
   timezone: options.timezone,
   kinds,
   listing: options.listingKind ? glassListingReader(options.listingKind) : undefined,
+  snapshotDir: options.snapshotDir,
   onLoad: ({ kind, phase }) => {
     post({ type: 'load', kind, phase, kindsLoaded: index.status.kindsLoaded })
     if (phase === 'reading' && hold > 0) {
@@ -137,6 +143,7 @@ port.on('message', (message: ToIndex) => {
     return
   }
   const { id } = message
+  if (message.versions) latestVersions = message.versions
   answer(message).then(
     (result) => post({ type: 'reply', id, result, loads: { ...index.loads } }),
     (error: unknown) => post({ type: 'reply', id, error: crossedError(error), loads: { ...index.loads } }),

@@ -40,6 +40,11 @@ const keptOrders = new WeakMap<Table, Map<string, KeptOrder>>()
 const orderName = (specs: readonly KeySpec[], tieDescending: boolean) =>
   JSON.stringify([specs.map((spec) => [spec.column, spec.descending, spec.ignoreCase, spec.norm]), tieDescending])
 
+/** Whether the table keeps its rows in that order already ({@link sortedPermutation}). */
+export function hasKeptOrder(table: Table, specs: readonly KeySpec[], tieDescending = false): boolean {
+  return keptOrders.get(table)?.has(orderName(specs, tieDescending)) ?? false
+}
+
 /** The table's rows ordered by `specs` then the tiebreak (descending with `tieDescending`), kept per table. */
 export function sortedPermutation(table: Table, specs: readonly KeySpec[], tieDescending = false): Uint32Array {
   const name = orderName(specs, tieDescending)
@@ -50,6 +55,13 @@ export function sortedPermutation(table: Table, specs: readonly KeySpec[], tieDe
     kept.set(name, found)
     return found.rows.get()
   }
+  const rows = sortRows(table, specs, tieDescending)
+  keep(table, { specs, tieDescending, rows: Lazy.of(rows) })
+  return rows
+}
+
+/** The table's rows ordered by `specs` then the tiebreak: counting passes from the last key to the first. */
+function sortRows(table: Table, specs: readonly KeySpec[], tieDescending: boolean): Uint32Array {
   let order: Uint32Array = tieDescending ? table.rowByTie.slice().reverse() : table.rowByTie
   const rank = new Uint32Array(table.rows)
   const keys = keysOf(table, specs)
@@ -58,10 +70,7 @@ export function sortedPermutation(table: Table, specs: readonly KeySpec[], tieDe
     for (let row = 0; row < table.rows; row++) rank[row] = ranks[codes[row] as number] as number
     order = countingPass(order, rank, range)
   }
-  if (order === table.rowByTie) order = order.slice()
-  const rows = order
-  keep(table, { specs, tieDescending, rows: Lazy.of(rows) })
-  return order
+  return order === table.rowByTie ? order.slice() : order
 }
 
 function keep(table: Table, order: KeptOrder): void {
@@ -87,6 +96,19 @@ export function carryOrders(old: Table, next: Table, oldToNew: Int32Array, added
   for (const { specs, tieDescending, rows } of kept.values()) {
     if (!rows.ready) continue
     const before = rows.get()
+    // Rows in place and no key column changed (a price change, for an order by model): the same order.
+    if (
+      next.rowByTie === old.rowByTie &&
+      specs.every(({ column }) => columnOf(old, column) === columnOf(next, column))
+    ) {
+      keep(next, { specs, tieDescending, rows: Lazy.of(before) })
+      continue
+    }
+    // Most rows changed (a change of the whole list): a few counting passes beat placing each by binary search.
+    if (added.length > next.rows / 8) {
+      keep(next, { specs, tieDescending, rows: Lazy.of(sortRows(next, specs, tieDescending)) })
+      continue
+    }
     keep(next, {
       specs,
       tieDescending,

@@ -1,7 +1,7 @@
 import type { Kind, Range, ValueType } from '../kinds/kind.js'
+import type { IndexClient } from './index-database.js'
 import { prepareTextColumn } from './matching.js'
 import type { IdentifiedTable } from './merge.js'
-import type { IndexClient } from './search-index.js'
 import {
   type Column,
   ColumnBuilder,
@@ -58,8 +58,8 @@ export interface PriceTableReader {
   /** The path of the kind whose price table it reads. */
   readonly kind: string
   readonly columns: readonly ColumnSpec[]
-  /** Builds what its requests would otherwise build on first use (after a full read of the table). */
-  warm(prices: PriceTable): void
+  /** Builds what its requests would otherwise build on first use (after a full read of the table), a step at a time. */
+  warming(prices: PriceTable): Generator<void>
 }
 
 /** The columns of `<kind>_mv` the index keeps (besides sku_id, which only orders ties). */
@@ -215,6 +215,11 @@ function addCoverageColumns(kind: Kind, rows: number, columns: Map<string, Colum
 
 /** Builds, at load, the postings and n-gram indexes of the columns filters read, so no request pays for them. */
 export function prepare(kind: Kind, columns: ReadonlyMap<string, Column>, byPriceList: boolean): void {
+  for (const _ of preparing(kind, columns, byPriceList));
+}
+
+/** {@link prepare} a column at a time: it pauses after each. */
+export function* preparing(kind: Kind, columns: ReadonlyMap<string, Column>, byPriceList: boolean): Generator<void> {
   for (const filter of kind.filters) {
     const names =
       filter.match === 'covers'
@@ -227,6 +232,7 @@ export function prepare(kind: Kind, columns: ReadonlyMap<string, Column>, byPric
       if (!column) continue
       if (column.type === 'text' && filter.match === 'substring') prepareTextColumn(column)
       else void column.postings
+      yield
     }
   }
 }

@@ -1,5 +1,6 @@
 import { compareDecimal, type DecimalValue } from '../../domain/decimal.js'
 import { type PackedPostings, packPostings } from '../search/packed-postings.js'
+import { scratchBytes, scratchUint32 } from './scratch.js'
 import { type Codes, type Column, NULL_CODE, type Table, textRanks } from './table.js'
 
 /*
@@ -278,8 +279,12 @@ export function matchRows(table: Table, conditions: readonly Condition[], borrow
         ? keepAccepted(buffer, found, condition.column.codes, condition.accepted)
         : keepMembers(buffer, found, condition.member)
   }
-  // Borrowed, the answer is the shared buffer's: valid until the next match, so it spares large copies.
-  return borrow ? buffer.subarray(0, found) : buffer.slice(0, found)
+  // Borrowed, the answer is the shared buffer's: valid until the next match, so it spares large copies; else a
+  // scratch copy, valid until the answer ends.
+  if (borrow) return buffer.subarray(0, found)
+  const copy = scratchUint32(found)
+  copy.set(buffer.subarray(0, found))
+  return copy
 }
 
 let flags = new Uint8Array(0)
@@ -290,7 +295,7 @@ let flagsInUse = false
  * (cleared again afterwards, in time proportional to `rows`), so a search allocates no table-sized array.
  */
 export function withRowFlags<T>(rows: Uint32Array, size: number, use: (member: Uint8Array) => T): T {
-  const own = flagsInUse ? new Uint8Array(size) : flags.length >= size ? flags : new Uint8Array(size)
+  const own = flagsInUse ? scratchBytes(size) : flags.length >= size ? flags : new Uint8Array(size)
   const shared = !flagsInUse
   if (shared) {
     flags = own
@@ -420,7 +425,7 @@ export function sortedWindow(
   if (from >= to) return new Uint32Array(0)
   const [key, ...rest] = keys
   if (!key) {
-    const ties = new Uint32Array(rows.length)
+    const ties = scratchUint32(rows.length)
     for (let index = 0; index < rows.length; index++) ties[index] = table.tie[rows[index] as number] as number
     ties.sort()
     if (tieDescending) ties.reverse()
@@ -429,7 +434,7 @@ export function sortedWindow(
     return window
   }
   const { codes, ranks, range } = key
-  const counts = new Uint32Array(range + 1)
+  const counts = scratchUint32(range + 1)
   for (let index = 0; index < rows.length; index++) {
     const slot = (ranks[codes[rows[index] as number] as number] as number) + 1
     counts[slot] = (counts[slot] as number) + 1
@@ -441,7 +446,7 @@ export function sortedWindow(
   let last = first
   while (last + 1 < range && (counts[last + 1] as number) < to) last++
   const base = counts[first] as number
-  const gathered = new Uint32Array((counts[last + 1] as number) - base)
+  const gathered = scratchUint32((counts[last + 1] as number) - base)
   const next = counts.slice(first, last + 1)
   for (let index = 0; index < rows.length; index++) {
     const row = rows[index] as number

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
+import { compareNullsLast, type Row, rowsOf, tableOf as tableOfRows } from '../../../test/fixtures/index-tables.js'
 import { compareDecimal, parseDecimal } from '../../domain/decimal.js'
 import { type IdentifiedTable, mergeRows } from './merge.js'
-import { type Column, ColumnBuilder, tieOf } from './table.js'
 import { compareCodePoints } from './text.js'
 
 /*
@@ -11,15 +11,6 @@ import { compareCodePoints } from './text.js'
  * order, the same values, the same tiebreak order; and what it shares with the old table (dictionaries) must not
  * change the old one.
  */
-
-interface Row {
-  readonly id: number
-  readonly brand: string | null
-  readonly price: string | null
-}
-
-const compareNullsLast = <T>(a: T | null, b: T | null, compare: (a: T, b: T) => number) =>
-  a === null ? (b === null ? 0 : 1) : b === null ? -1 : compare(a, b)
 
 /** The natural order: brand, then price, NULLs last, then id; as PostgreSQL's ORDER BY would give it. */
 const decimal = (text: string) => {
@@ -32,40 +23,13 @@ const natural = (a: Row, b: Row) =>
   compareNullsLast(a.price, b.price, (x, y) => compareDecimal(decimal(x), decimal(y))) ||
   a.id - b.id
 
-/** The table as a fresh read builds it: rows in natural order, dictionaries in first-seen order. */
-function tableOf(rows: readonly Row[]): IdentifiedTable {
-  const sorted = [...rows].sort(natural)
-  const brand = new ColumnBuilder('brand', 'text')
-  const price = new ColumnBuilder('price', 'decimal')
-  for (const row of sorted) {
-    brand.push(row.brand)
-    price.push(row.price)
-  }
-  const ids = Float64Array.from(sorted, (row) => row.id)
-  const byId = Uint32Array.from(sorted.keys()).sort((a, b) => (ids[a] as number) - (ids[b] as number))
-  return {
-    rows: sorted.length,
-    columns: new Map([
-      ['brand', brand.build()],
-      ['price', price.build()],
-    ]),
-    ids: [ids],
-    ...tieOf(byId),
-  }
-}
+const tableOf = (rows: readonly Row[]) => tableOfRows(rows, natural)
 
 /** What a user sees of a table: each row's values in order, and the rows in tiebreak order. */
-function contents(table: IdentifiedTable) {
-  const value = (column: Column, row: number) => column.json[column.codes[row] as number]
-  const brand = table.columns.get('brand') as Column
-  const price = table.columns.get('price') as Column
-  const rows = Array.from({ length: table.rows }, (_, row) => [
-    table.ids[0]?.[row],
-    value(brand, row),
-    value(price, row),
-  ])
-  return { rows, byTie: Array.from(table.rowByTie, (row) => table.ids[0]?.[row]) }
-}
+const contents = (table: IdentifiedTable) => ({
+  rows: rowsOf(table),
+  byTie: Array.from(table.rowByTie, (row) => table.ids[0]?.[row]),
+})
 
 const brandValues = ['Ray-Ban', 'ray-ban', 'Oakley', 'Ёж', 'Ж', 'a', 'b', '\u{1F600}', 'Zeiss']
 const brands = fc.constantFrom(...brandValues, null)

@@ -12,6 +12,9 @@ export interface IdentifiedTable extends Table {
   readonly ids: readonly Float64Array[]
 }
 
+/** A table after a merge: where each old row went (-1: dropped or read again), and where each added row is. */
+export type MergedTable = IdentifiedTable & { readonly oldToNew: Int32Array; readonly addedRows: Uint32Array }
+
 /** What changed: the old rows to drop, and the rows to add as read (any order). */
 export interface RowChanges {
   readonly removed: Uint8Array
@@ -24,10 +27,15 @@ export interface RowChanges {
 
 /** The new non-ASCII text values the changes bring, whose normal forms the database must give. */
 export function newNonAsciiValues(table: Table, changes: RowChanges): string[] {
+  return nonAsciiValuesNew([...table.columns].map(([name, column]) => [column, changes.values.get(name) ?? []]))
+}
+
+/** Of each text column's `values`, the non-ASCII ones its dictionary does not hold yet (each once). */
+export function nonAsciiValuesNew(columns: Iterable<readonly [Column, readonly (string | null)[]]>): string[] {
   const found = new Set<string>()
-  for (const [name, column] of table.columns) {
+  for (const [column, values] of columns) {
     if (column.type !== 'text') continue
-    for (const value of column.newValues(changes.values.get(name) ?? [])) {
+    for (const value of column.newValues(values)) {
       // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII is U+0000 … U+007F.
       if (/[^\u0000-\u007f]/.test(value)) found.add(value)
     }
@@ -44,7 +52,7 @@ export function mergeRows(
   changes: RowChanges,
   order: readonly string[],
   forms: ReadonlyMap<string, TextForms>,
-): IdentifiedTable & { readonly oldToNew: Int32Array; readonly addedRows: Uint32Array } {
+): MergedTable {
   const { rows: oldRows, ids: oldIds } = table
   const added = changes.rows
   const extended = new Map<string, Column>()

@@ -348,7 +348,7 @@ const glassColumns = [
     'model',
     'price',
     'purchase',
-    ...GLASS_PRICE_FILTERS.map((field) => field.source.column),
+    ...GLASS_PRICE_FILTERS.flatMap((field) => (field.source.from === 'entry' ? [field.source.column] : [])),
   ]),
 ]
 
@@ -365,17 +365,25 @@ function moneyFrom(pool: Pool): fc.Arbitrary<string> {
   )
 }
 
-/** A listing request: each described filter (domain/glass-price-fields.ts) sometimes, from its column's values. */
-function listingRequest(glass: GlassPools): fc.Arbitrary<Request> {
-  const filters = GLASS_PRICE_FILTERS.flatMap((field): [string, fc.Arbitrary<string | undefined>][] => {
-    const pool = glass[field.source.column] ?? []
-    return field.match === 'text'
-      ? [[field.name, sometimes(textFrom(pool))]]
-      : [
-          [field.from.parameter, sometimes(moneyFrom(pool), 4)],
-          [field.to.parameter, sometimes(moneyFrom(pool), 4)],
-        ]
-  })
+/**
+ * A listing request: each described filter (domain/glass-price-fields.ts) sometimes, from its column's values (one
+ * read from the SKUs: from the frames' values of that filter).
+ */
+function listingRequest(glass: GlassPools, frames: KindPools): fc.Arbitrary<Request> {
+  const filters = (GLASS_PRICE_FILTERS as readonly (typeof GLASS_PRICE_FILTERS)[number][]).flatMap(
+    (field): [string, fc.Arbitrary<string | undefined>][] => {
+      if (field.match === 'text') {
+        const { source } = field
+        const pool = (source.from === 'entry' ? glass[source.column] : frames.get(source.filter)) ?? []
+        return [[field.name, sometimes(textFrom(pool))]]
+      }
+      const pool = glass[field.source.column] ?? []
+      return [
+        [field.from.parameter, sometimes(moneyFrom(pool), 4)],
+        [field.to.parameter, sometimes(moneyFrom(pool), 4)],
+      ]
+    },
+  )
   return fc
     .record({
       ...Object.fromEntries(filters),
@@ -800,7 +808,7 @@ eachDatabase('the search index answers exactly as SQL does', (ctx) => {
           { weight: 2, arbitrary: suggestRequest(kind, kindPools) },
         )
       }),
-      listingRequest(glass),
+      listingRequest(glass, pools.get('glasses') ?? new Map()),
     )
     const step: fc.Arbitrary<Step> = fc.oneof(
       {

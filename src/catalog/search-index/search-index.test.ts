@@ -70,7 +70,11 @@ eachDatabase('search index in the service', (ctx) => {
     assert.equal(next.json().totalElements, 1, 'the write shows in the very next search')
     assert.equal(app().searchIndex.served.index, served.index + 2, 'answered from the index, caught up by the write')
     assert.equal(app().searchIndex.served.sql, served.sql)
-    assert.deepEqual(app().searchIndex.loads, { read: loads.read, changes: loads.changes + 1 }, 'no table read anew')
+    assert.deepEqual(
+      app().searchIndex.loads,
+      { read: loads.read, changes: loads.changes + 1, restored: 0 },
+      'no table read anew',
+    )
 
     const second = await app().inject({
       method: 'POST',
@@ -134,6 +138,48 @@ eachDatabase('search index in the service', (ctx) => {
         payload: { byPriceList: false, model: entry.model },
       })
       assert.equal(JSON.stringify(after), fromSql.body, 'the same answer as SQL')
+    } finally {
+      await off.close()
+    }
+  })
+
+  test('a bulk change of the whole list is applied in place by its new prices, without reading a table anew', async () => {
+    await app().searchIndex.catchUp()
+    const before = await app().inject({ method: 'GET', url: '/api/v2/glasses/prices/list?size=5&sortColumn=ID' })
+    const changed = await app().inject({
+      method: 'POST',
+      url: '/api/v2/glasses/prices/list',
+      payload: { priceTypeBase: 'PURCHASE', priceTypeChange: 'RETAIL', coefficient: 2.37, round: 'TENS' },
+    })
+    assert.equal(changed.statusCode, 200)
+    await refreshMatview(ctx.db.primary, glasses, { concurrently: true })
+    const loads = { ...app().searchIndex.loads }
+    const served = { ...app().searchIndex.served }
+    const requests = [
+      { method: 'GET' as const, url: '/api/v2/glasses/prices/list?size=5&sortColumn=ID' },
+      { method: 'GET' as const, url: '/api/v2/glasses/prices/list?size=5&sortColumn=PRICE&sortDirection=DESC' },
+      {
+        method: 'POST' as const,
+        url: '/api/v2/good/nomenclature/search/glasses?size=5&sort=retailPrice,desc',
+        payload: { byPriceList: false, model: 'a' },
+      },
+      {
+        method: 'POST' as const,
+        url: '/api/v2/good/nomenclature/search/glasses?size=5&sort=retailPrice,asc',
+        payload: { byPriceList: true },
+      },
+    ]
+    const answers = []
+    for (const request of requests) answers.push((await app().inject(request)).body)
+    assert.equal(app().searchIndex.served.index, served.index + requests.length, 'answered from the index')
+    assert.equal(app().searchIndex.loads.read, loads.read, 'no table read anew')
+    assert.ok(app().searchIndex.loads.changes > loads.changes)
+    assert.notEqual(answers[0], before.body, 'the new prices show')
+    const off = await buildTestApp(ctx.db, { SEARCH_INDEX: 'off', RESULT_CACHE: 'off' })
+    try {
+      for (const [index, request] of requests.entries()) {
+        assert.equal(answers[index], (await off.inject(request)).body, `${request.url}: the same answer as SQL`)
+      }
     } finally {
       await off.close()
     }

@@ -1,9 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { CompiledQuery } from 'kysely'
-import type { Database, RawClient, ReadQuery } from '../../db/database.js'
+import type { Database, ReadQuery } from '../../db/database.js'
 import { outsideRequest } from '../../db/request-work.js'
 import { SharedRead } from '../../db/shared-read.js'
-import { GLASS_PRICE_TEXT_FIELDS } from '../../domain/glass-price-fields.js'
+import { GLASS_PRICE_TEXT_FIELDS, readsSkus } from '../../domain/glass-price-fields.js'
 import type { GlassPriceListItem } from '../../glass-prices/glass-price-schemas.js'
 import type { Page } from '../../http/page.js'
 import type { ItemField, Kind } from '../kinds/kind.js'
@@ -11,12 +10,13 @@ import type { Facets } from '../search/facet-fields.js'
 import type { SearchIndexAnswers } from '../search/index-answers.js'
 import { activeFilters, type ExactFilters, type FilterValues, type SearchRequest } from '../search/search-query.js'
 import { rankSuggestions, type Suggestion } from '../search/suggestion-ranking.js'
-import { applyMatviewChanges, applyPriceChanges, changedIds } from './changes.js'
+import { applyMatviewChanges, applyPriceChanges, changedIds, patchMatviewTable, patchPriceTable } from './changes.js'
 import { type IndexedSearch, NotIndexable } from './conditions.js'
 import { probeDatabase } from './database-probe.js'
 import { facetTables } from './facet-counts.js'
 import { fieldValueCounts } from './field-values.js'
 import { type IndexedListing, listingTable } from './glass-listing.js'
+import { type IndexDatabase, indexDatabaseOf } from './index-database.js'
 import { firstLoad, type KindVersions, readVersions } from './kind-versions.js'
 import {
   type ColumnSpec,
@@ -28,6 +28,7 @@ import {
   type PriceTableReader,
   priceColumnSpecs,
 } from './load.js'
+import { withScratch } from './scratch.js'
 import { searchTables } from './search.js'
 import type {
   ListingIndexAnswers,
@@ -36,8 +37,10 @@ import type {
   SearchIndexService,
   SearchIndexStatus,
 } from './service-types.js'
+import type { SnapshotIdentity } from './snapshot.js'
+import { type HeldTables, SnapshotKeeper } from './snapshot-keeper.js'
 import { asciiNorm, type ProbedNorm } from './text.js'
-import { warmTables } from './warm-up.js'
+import { warmTables, warmTablesAnswering } from './warm-up.js'
 
 /*
  * The in-memory search index of the kinds it is given, kept at the database's data versions: per kind, its matview
@@ -57,34 +60,6 @@ import { warmTables } from './warm-up.js'
  * otherwise keeps the index off (logged), every answer coming from SQL.
  */
 
-/** What a load reads through: one statement, or COPY's output. */
-export type IndexClient = Pick<RawClient, 'query' | 'copyOut'>
-
-/**
- * What the index needs of the database: snapshots to load in, single reads, and (embedded) the kinds' versions
- * kept as of the last committed write. The service's database gives it ({@link indexDatabaseOf}); on the index's
- * own thread, messages to the service's thread do (index-thread.ts).
- */
-export interface IndexDatabase {
-  readonly driver: Database['driver']
-  rawTransaction<T>(fn: (client: IndexClient) => Promise<T>, options?: { readonly read?: boolean }): Promise<T>
-  readonly readQuery: ReadQuery
-  /** The embedded database: the kinds' versions as of the last committed write; undefined: read them each time. */
-  readonly committedVersions?: (() => Promise<Map<string, KindVersions>>) | undefined
-}
-
-/** The index's view of the service's database. */
-export function indexDatabaseOf(db: Database): IndexDatabase {
-  const committed = db.committedRead?.(readVersions)
-  return {
-    driver: db.driver,
-    rawTransaction: (fn, options) => db.rawTransaction(fn, options),
-    readQuery: async <Row>(text: string, parameters?: readonly unknown[]) =>
-      (await db.read.executeQuery<Row>(CompiledQuery.raw(text, [...(parameters ?? [])]))).rows,
-    committedVersions: committed ? () => committed.current() : undefined,
-  }
-}
-
 /** A load of one kind starting to read a table in full, or ending (`done`). */
 export interface LoadEvent {
   readonly kind: string
@@ -93,7 +68,17 @@ export interface LoadEvent {
 
 /** How long a request waits for its kind to catch up with a few changes before SQL answers it instead. */
 const CATCH_UP_WAIT_MS = 250
-/** Beyond this share of a table's rows changed, a load reads the table anew rather than the changes. */
+/** How long a request waits for its kind's tables to be patched by every row read again (patch.ts). */
+const PATCH_WAIT_MS = 5_000
+/**
+ * How long a request for a kind not loaded yet waits for its load, unless the load turns to reading the tables in
+ * full: a snapshot restores a kind of a million rows in a fraction of a second (snapshot.ts).
+ */
+const RESTORE_WAIT_MS = 1_000
+/**
+ * Beyond this share of a table's rows changed, a load reads every row and keeps what it holds only where each row
+ * stayed in place (a change of prices); otherwise it reads the table anew.
+ */
 const CHANGED_SHARE_LIMIT = 0.125
 
 interface KindState {
@@ -105,12 +90,16 @@ interface KindState {
   startReading?: () => void
   /** True while a load reads one of the kind's tables in full. */
   reading?: boolean
+  /** The snapshot of the database the tables show (with snapshots on, snapshot.ts). */
+  identity?: SnapshotIdentity
+  /** Settles when what a restore from the snapshot left to build is built (warm-up.ts). */
+  warmed?: Promise<void>
 }
 
 export class SearchIndex implements SearchIndexService, SearchIndexAnswers, ListingIndexAnswers {
   readonly enabled: boolean
   readonly served: SearchIndexServed = { index: 0, sql: 0 }
-  readonly loads: SearchIndexLoads = { read: 0, changes: 0 }
+  readonly loads: SearchIndexLoads = { read: 0, changes: 0, restored: 0 }
   readonly #db: IndexDatabase
   readonly #onLoad: ((event: LoadEvent) => void) | undefined
   readonly #log: FastifyBaseLogger
@@ -121,10 +110,14 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
   /** The kinds' versions: read for each request, or (embedded) kept as of the last committed write. */
   readonly #versions: { current(): Promise<Map<string, KindVersions>> }
   readonly #timezone: string
+  /** Where the kinds' tables are kept between runs (snapshot-keeper.ts); undefined: nowhere. */
+  readonly #snapshots: SnapshotKeeper | undefined
   #usable: Promise<boolean> | undefined
   /** `optics_norm` of query text computed here where the database agreed (set by the first probe). */
   #probedNorm: ProbedNorm | undefined
   #loadedOnce = false
+  /** While the first load runs: settles once it has restored (or read) every kind. */
+  #restoring: Promise<void> | undefined
   #warming = false
   #closed = false
 
@@ -140,10 +133,21 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
       listing?: PriceTableReader | undefined
       /** Told when a kind starts reading a table in full and when its load ends. */
       onLoad?: (event: LoadEvent) => void
+      /** A directory to keep the kinds' tables in between runs (snapshot.ts). */
+      snapshotDir?: string | undefined
+      /** How often moved tables are written there (default 10 minutes): a restart after a crash finds them. */
+      snapshotEveryMs?: number | undefined
     },
   ) {
     this.enabled = options.enabled
     this.#timezone = options.timezone
+    this.#snapshots =
+      options.snapshotDir === undefined
+        ? undefined
+        : new SnapshotKeeper(options.snapshotDir, log, {
+            priceColumns: (kind) => this.#priceColumns(kind),
+            everyMs: options.snapshotEveryMs,
+          })
     this.#db = 'readQuery' in db ? db : indexDatabaseOf(db)
     this.#onLoad = options.onLoad
     this.#log = log
@@ -152,8 +156,8 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
     const listingKind = listing && this.#kinds.find((kind) => kind.path === listing.kind)
     this.#listing = listing && listingKind ? { reader: listing, kind: listingKind } : undefined
     for (const kind of this.#kinds) this.#states.set(kind.path, {})
-    const committed = this.#db.committedVersions
-    this.#versions = committed ? { current: committed } : new SharedRead(() => this.#readVersions())
+    const given = this.#db.currentVersions
+    this.#versions = given ? { current: given } : new SharedRead(() => this.#readVersions())
   }
 
   get status(): SearchIndexStatus {
@@ -190,6 +194,13 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
   async catchUp(): Promise<void> {
     if (!this.enabled || this.#closed || !(await this.#checkUsable())) return
     const versions = await this.#readVersions()
+    // The first time, restored kinds are warmed once every kind is restored, so no warm-up delays a restore.
+    let restored: (() => void) | undefined
+    if (!this.#loadedOnce && !this.#restoring) {
+      this.#restoring = new Promise((resolve) => {
+        restored = resolve
+      })
+    }
     for (const kind of this.#kinds) {
       const state = this.#states.get(kind.path) as KindState
       // A load already running may have read older versions: wait for it, then load again if still behind.
@@ -197,13 +208,35 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
       const wanted = versions.get(kind.path)
       if (wanted && !this.#current(state, wanted, true)) await this.#load(kind)
     }
-    this.#loadedOnce = true
+    if (restored) {
+      restored()
+      this.#restoring = undefined
+    }
+    // Restored kinds answer while they are warmed: loaded once every warm-up has ended.
+    await Promise.all([...this.#states.values()].map((state) => state.warmed))
+    if (!this.#loadedOnce) {
+      this.#loadedOnce = true
+      // Kept at once and then every few minutes, so a restart after a crash starts from them too.
+      if (this.#snapshots && !this.#closed) {
+        void outsideRequest(() => this.#snapshots?.write(this.#held))
+        this.#snapshots.keepWriting(() => outsideRequest(() => this.#held()))
+      }
+    }
   }
 
   async close(): Promise<void> {
     this.#closed = true
+    this.#snapshots?.stop()
     await Promise.all([...this.#states.values()].map((state) => state.loading?.catch(() => {})))
+    await this.#snapshots?.write(this.#held)
   }
+
+  /** Each kind's tables with the snapshot of the database they show, for its snapshot file. */
+  readonly #held = (): [Kind, HeldTables][] =>
+    this.#kinds.flatMap((kind) => {
+      const { matview, prices, identity } = this.#states.get(kind.path) as KindState
+      return matview && prices && identity ? [[kind, { matview, prices, identity }] as [Kind, HeldTables]] : []
+    })
 
   /**
    * The page of a search from the index, or undefined when SQL must answer (index off, not loaded, behind the
@@ -229,11 +262,12 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
     if (!listing || request.timezone !== this.#timezone) return Promise.resolve(this.#bySql())
     // Every described text filter's value is normalised (domain/glass-price-fields.ts), whatever the kind's filters.
     const texts = GLASS_PRICE_TEXT_FIELDS.flatMap(({ name }) => request.filter[name] ?? [])
+    // A filter on the SKUs' attribute reads the matview too, as a price-list search does: both must be current.
     return this.#answer(
       listing.kind,
-      'listing',
+      readsSkus(request.filter) ? true : 'listing',
       {},
-      (tables, norm) => listingTable(tables.prices, request, norm),
+      (tables, norm) => listingTable({ ...tables, kind: listing.kind }, request, norm),
       texts,
     )
   }
@@ -264,8 +298,9 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
     const state = this.#states.get(kind.path)
     if (!this.enabled || this.#closed || !state) return this.#bySql()
     if (!state.matview || !state.prices) {
-      this.#startLoad(kind)
-      return this.#bySql()
+      const loading = this.#startLoad(kind)
+      if (loading) await this.#waitFor(loading, state, RESTORE_WAIT_MS)
+      if (!state.matview || !state.prices) return this.#bySql()
     }
     const localNorm = (text: string) => asciiNorm(text) ?? this.#probedNorm?.norm(text)
     const texts = new Set<string>()
@@ -282,30 +317,38 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
     // Read after the versions: a load that finished meanwhile may already hold them.
     let tables = this.#tables(state)
     if (!tables || !this.#fresh(tables, wanted, reads)) {
-      // A few changes are applied in a few milliseconds: wait for them (briefly) rather than ask SQL.
       const loading = this.#startLoad(kind)
-      if (loading && this.#incremental(state, wanted)) {
-        let timer: NodeJS.Timeout | undefined
-        await Promise.race([
-          loading.catch(() => {}),
-          state.readingAnew,
-          new Promise((resolve) => {
-            timer = setTimeout(resolve, CATCH_UP_WAIT_MS)
-          }),
-        ])
-        clearTimeout(timer)
+      if (loading) {
+        // A few changes are applied in milliseconds; every row read again and patched takes a second or two at a
+        // million rows, which SQL's substring searches at that size would take too, on the cores the load needs.
+        // A load that turns to reading a table anew sends the request to SQL at once (`readingAnew`).
+        await this.#waitFor(loading, state, this.#incremental(state, wanted) ? CATCH_UP_WAIT_MS : PATCH_WAIT_MS)
         tables = this.#tables(state)
       }
       if (!tables || !this.#fresh(tables, wanted, reads)) return this.#bySql()
     }
     try {
-      const result = compute(tables, (text) => localNorm(text) ?? (norms?.get(text) as string))
+      // The answer's working arrays come from buffers kept between answers (scratch.ts).
+      const result = withScratch(() => compute(tables, (text) => localNorm(text) ?? (norms?.get(text) as string)))
       this.served.index++
       return result
     } catch (error) {
       if (error instanceof NotIndexable) return this.#bySql()
       throw error
     }
+  }
+
+  /** Waits for a load until it ends, turns to reading a table in full (`readingAnew`), or `ms` pass. */
+  async #waitFor(loading: Promise<void>, state: KindState, ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([
+      loading.catch(() => {}),
+      state.readingAnew,
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, ms)
+      }),
+    ])
+    clearTimeout(timer)
   }
 
   #tables(state: KindState): IndexedSearch | undefined {
@@ -364,7 +407,8 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
 
   /**
    * Brings one kind to the versions of one snapshot; one load per kind at a time. A table the change log covers
-   * since its version takes the changed rows alone (see merge.ts); otherwise it is read anew.
+   * since its version, with few rows changed, takes the changed rows alone (see merge.ts); otherwise every row is
+   * read again and patched in where none came, went or moved (patch.ts); failing that, it is read anew.
    */
   #load(kind: Kind): Promise<void> {
     const state = this.#states.get(kind.path) as KindState
@@ -387,24 +431,35 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
           }
           const started = performance.now()
           const log = wanted.changesFrom
-          let how: 'none' | 'changes' | 'read' = 'none'
+          let how: 'none' | 'changes' | 'read' | 'restored' = 'none'
           let matview = state.matview
           let prices = state.prices
-          if (!matview || matview.matviewVersion !== wanted.matviewVersion) {
-            let changed: { entries: number[]; skus: number[] } | undefined
-            if (matview && log !== null && matview.refreshedGeneration >= log) {
-              const since = matview.refreshedGeneration
-              changed = {
-                entries: await changedIds(client, kind, 'p', since, wanted.dataGeneration),
-                skus: await changedIds(client, kind, 's', since, wanted.dataGeneration),
-              }
+          const identity = await this.#snapshots?.identity(client, kind, wanted)
+          if (identity && !matview && !prices) {
+            ;({ matview, prices } = await (this.#snapshots as SnapshotKeeper).restore(client, kind, identity, wanted))
+            if (matview && prices) {
+              how = 'restored'
+              this.loads.restored++
             }
-            if (
-              matview &&
-              changed &&
-              changed.entries.length + changed.skus.length <= matview.rows * CHANGED_SHARE_LIMIT
-            ) {
-              matview = await applyMatviewChanges(client, kind, matview, changed, wanted, prices)
+          }
+          if (!matview || matview.matviewVersion !== wanted.matviewVersion) {
+            let next: MatviewTable | undefined
+            if (matview) {
+              let changed: { entries: number[]; skus: number[] } | undefined
+              if (log !== null && matview.refreshedGeneration >= log) {
+                const since = matview.refreshedGeneration
+                changed = {
+                  entries: await changedIds(client, kind, 'p', since, wanted.dataGeneration),
+                  skus: await changedIds(client, kind, 's', since, wanted.dataGeneration),
+                }
+              }
+              next =
+                changed && changed.entries.length + changed.skus.length <= matview.rows * CHANGED_SHARE_LIMIT
+                  ? await applyMatviewChanges(client, kind, matview, changed, wanted, prices)
+                  : await patchMatviewTable(client, kind, matview, wanted, prices)
+            }
+            if (next) {
+              matview = next
               how = 'changes'
               this.loads.changes++
             } else {
@@ -415,20 +470,21 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
             }
           }
           if (!prices || prices.dataGeneration !== wanted.dataGeneration) {
-            const changed =
-              prices && log !== null && prices.dataGeneration >= log
-                ? await changedIds(client, kind, 'p', prices.dataGeneration, wanted.dataGeneration)
-                : undefined
-            if (prices && changed && changed.length <= prices.rows * CHANGED_SHARE_LIMIT) {
-              prices = await applyPriceChanges(
-                client,
-                kind,
-                prices,
-                changed,
-                wanted.dataGeneration,
-                this.#priceColumns(kind),
-                matview,
-              )
+            let next: PriceTable | undefined
+            if (prices) {
+              const changed =
+                log !== null && prices.dataGeneration >= log
+                  ? await changedIds(client, kind, 'p', prices.dataGeneration, wanted.dataGeneration)
+                  : undefined
+              const columns = this.#priceColumns(kind)
+              const generation = wanted.dataGeneration
+              next =
+                changed && changed.length <= prices.rows * CHANGED_SHARE_LIMIT
+                  ? await applyPriceChanges(client, kind, prices, changed, generation, columns, matview)
+                  : await patchPriceTable(client, kind, prices, generation, columns, matview)
+            }
+            if (next) {
+              prices = next
               if (how !== 'read') how = 'changes'
               this.loads.changes++
             } else {
@@ -444,6 +500,19 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
           if (how === 'read') warmTables(kind, { matview, prices }, this.#readerOf(kind))
           state.matview = matview
           state.prices = prices
+          state.identity = identity
+          // Restored in a fraction of a second: the tables answer at once, and are warmed between the answers
+          // (at the first load, once every kind is restored).
+          if (how === 'restored') {
+            // Loaded as far as readiness tells (no table was read in full, so the end is not told below).
+            this.#onLoad?.({ kind: kind.path, phase: 'done' })
+            const tables = { matview, prices }
+            state.warmed = (this.#restoring ?? Promise.resolve())
+              .then(() => warmTablesAnswering(kind, tables, this.#readerOf(kind)))
+              .catch((error: unknown) =>
+                this.#log.warn({ err: error, kind: kind.path }, 'search index: a warm-up failed'),
+              )
+          }
           this.#log.debug(
             {
               kind: kind.path,

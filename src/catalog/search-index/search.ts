@@ -2,7 +2,7 @@ import { buildPage, type Page } from '../../http/page.js'
 import type { Kind } from '../kinds/kind.js'
 import { resolveSort, type SearchRequest } from '../search/search-query.js'
 import { fieldColumn, filterConditions, type IndexedSearch } from './conditions.js'
-import { type KeySpec, keysOf, sortedPermutation } from './kept-orders.js'
+import { hasKeptOrder, type KeySpec, keysOf, sortedPermutation } from './kept-orders.js'
 import { matchRows, sortedWindow, withRowFlags } from './matching.js'
 import type { Table } from './table.js'
 
@@ -50,14 +50,7 @@ export function searchTables(
       const ignoreCase = order.ignoreCase && field.type === 'text'
       specs.push({ column: column.name, descending: order.direction === 'desc', ignoreCase, norm: false })
     }
-    const to = from + size
-    if (matches && matches.length <= table.rows / 8)
-      window = sortedWindow(table, matches, keysOf(table, specs), from, to)
-    else {
-      // Many matches: walk the rows in the requested order (kept per table and order) until the page is full.
-      const order = sortedPermutation(table, specs)
-      window = matches ? walk(order, matches, table.rows, from, to) : order.subarray(from, Math.min(to, order.length))
-    }
+    window = sortedPage(table, matches, specs, from, from + size)
   }
 
   const fields = kind.itemFields.map((field) => ({ name: field.name, column: fieldColumn(table, field, byPriceList) }))
@@ -69,6 +62,29 @@ export function searchTables(
     content.push(item)
   }
   return buildPage(content, request.page, total)
+}
+
+/**
+ * The matches (all rows: undefined) at positions `from` … `to` - 1 in the order of `specs`, then the tiebreak
+ * (descending with `tieDescending`). Few matches are sorted alone (buckets by rank); many walk the table's rows in
+ * that order (kept per table and order, sorted on first use) until the page is full. Up to half the table, matches
+ * are sorted alone while that order has not been asked for yet: sorting a million rows by a rare key takes tens of
+ * milliseconds, the matches' buckets a few.
+ */
+export function sortedPage(
+  table: Table,
+  matches: Uint32Array | undefined,
+  specs: readonly KeySpec[],
+  from: number,
+  to: number,
+  tieDescending = false,
+): Uint32Array {
+  const limit = hasKeptOrder(table, specs, tieDescending) ? table.rows / 8 : table.rows / 2
+  if (matches && matches.length <= limit) {
+    return sortedWindow(table, matches, keysOf(table, specs), from, to, tieDescending)
+  }
+  const order = sortedPermutation(table, specs, tieDescending)
+  return matches ? walk(order, matches, table.rows, from, to) : order.subarray(from, Math.min(to, order.length))
 }
 
 /** The matches at positions `from` … `to` - 1 of `order` (every row of the table, in some order). */

@@ -20,6 +20,8 @@ export interface SearchIndexLoads {
   read: number
   /** Tables brought to a later data version by the rows that changed alone. */
   changes: number
+  /** Kinds whose tables came from their snapshot file at start (snapshot.ts) rather than read in full. */
+  restored: number
 }
 
 export interface SearchIndexService {

@@ -130,6 +130,37 @@ export class Column {
     return column
   }
 
+  /**
+   * The same rows with a dictionary of the values they hold (`used[code]` set), in the same relative order: what
+   * derives from the values is computed again on first use, the normal forms excepted (kept).
+   */
+  compacted(used: Uint8Array): Column {
+    const newCode = new Uint32Array(this.values.length)
+    const values: string[] = ['']
+    const json: (string | number | null)[] = [null]
+    for (let code = 1; code < this.values.length; code++) {
+      if (!used[code]) continue
+      newCode[code] = values.length
+      values.push(this.values[code] as string)
+      json.push(this.json[code] as string | number | null)
+    }
+    const codes = codesFor(values.length, this.codes.length)
+    for (let row = 0; row < codes.length; row++) codes[row] = newCode[this.codes[row] as number] as number
+    const column = new Column(this.name, this.type, values, codes, json)
+    if (this.#norms && this.#lowers) {
+      const [norms, lowers] = [this.#norms, this.#lowers]
+      column.#norms = values.map((_, code) => (code === NULL_CODE ? (norms[NULL_CODE] as string) : ''))
+      column.#lowers = values.map((_, code) => (code === NULL_CODE ? (lowers[NULL_CODE] as string) : ''))
+      for (let code = 1; code < this.values.length; code++) {
+        if (!used[code]) continue
+        const at = newCode[code] as number
+        column.#norms[at] = norms[code] as string
+        column.#lowers[at] = lowers[code] as string
+      }
+    }
+    return column
+  }
+
   get distinct(): number {
     return this.values.length
   }

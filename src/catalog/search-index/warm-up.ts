@@ -2,21 +2,40 @@ import type { Kind } from '../kinds/kind.js'
 import { indexedForSimilarity, trigramPostings } from '../search/suggestion-ranking.js'
 import type { IndexedSearch } from './conditions.js'
 import { entryRowsOf } from './entry-rows.js'
+import { warmingFacets } from './facet-counts.js'
 import { fieldValueCounts } from './field-values.js'
-import { type PriceTableReader, prepare } from './load.js'
+import { type PriceTableReader, preparing } from './load.js'
 import { searchTables } from './search.js'
 
 /**
  * Builds, once per load, what requests would otherwise build on first use: the postings of every column (facets
  * count through them), the SKU → entry pairing, the orders of the commonest sorts (retail price both ways), the
- * similarity postings of large suggestion fields, and what a reader of the price table builds (`reader`: the glass
- * price listing's orders).
+ * similarity postings of large suggestion fields, what facets read (co-occurrence counts, the codes of large fields
+ * in rank order), and what a reader of the price table builds (`reader`: the glass price listing's orders).
  */
 export function warmTables(kind: Kind, tables: IndexedSearch, reader?: PriceTableReader): void {
-  prepare(kind, tables.matview.columns, false)
-  prepare(kind, tables.prices.columns, true)
-  for (const table of [tables.matview, tables.prices]) for (const column of table.columns.values()) void column.postings
+  for (const _ of warming(kind, tables, reader));
+}
+
+/**
+ * {@link warmTables} while the tables already answer: it gives way to requests between its steps (each a column's
+ * postings or n-gram index, an order, ...), and a request meanwhile builds what it needs itself.
+ */
+export async function warmTablesAnswering(kind: Kind, tables: IndexedSearch, reader?: PriceTableReader): Promise<void> {
+  for (const _ of warming(kind, tables, reader)) await new Promise((resolve) => setImmediate(resolve))
+}
+
+function* warming(kind: Kind, tables: IndexedSearch, reader?: PriceTableReader): Generator<void> {
+  yield* preparing(kind, tables.matview.columns, false)
+  yield* preparing(kind, tables.prices.columns, true)
+  for (const table of [tables.matview, tables.prices]) {
+    for (const column of table.columns.values()) {
+      void column.postings
+      yield
+    }
+  }
   void entryRowsOf(tables.matview, tables.prices)
+  yield
   for (const byPriceList of [false, true]) {
     for (const direction of ['asc', 'desc'] as const) {
       searchTables(
@@ -29,12 +48,15 @@ export function warmTables(kind: Kind, tables: IndexedSearch, reader?: PriceTabl
         },
         (text) => text,
       )
+      yield
     }
     for (const field of kind.valueFields) {
       if (field.type !== 'text') continue
       const values = fieldValueCounts(tables, field, byPriceList)
       if (values && indexedForSimilarity(values)) trigramPostings(values)
+      yield
     }
   }
-  reader?.warm(tables.prices)
+  yield* warmingFacets(kind, tables)
+  if (reader) yield* reader.warming(tables.prices)
 }

@@ -115,9 +115,16 @@ export const indexedForSimilarity = (list: FieldValues) => list.values.length > 
 
 /**
  * Each value's index with its similarity to the query's trigrams (pg_trgm's measure, {@link similarity}); values
- * that share no trigram with it (similarity 0) may be left out.
+ * below `threshold` may be left out. A value at `threshold` shares at least `threshold` × (the query's trigrams) of
+ * them, so it holds one of all but that many minus one of the query's commonest trigrams: only the rarest trigrams'
+ * postings are walked for candidates (the commonest, such as a word's first letter padded, can list a third of a
+ * large field), and the commonest are then looked up for the candidates alone, by binary search in their postings.
  */
-function* similarValues(list: FieldValues, wanted: Set<string>): Generator<{ index: number; score: number }> {
+function* similarValues(
+  list: FieldValues,
+  wanted: Set<string>,
+  threshold: number,
+): Generator<{ index: number; score: number }> {
   if (wanted.size === 0) return
   const texts = list.normalised
   if (!indexedForSimilarity(list)) {
@@ -127,24 +134,50 @@ function* similarValues(list: FieldValues, wanted: Set<string>): Generator<{ ind
     return
   }
   const postings = trigramPostings(list)
-  const shared = new Uint32Array(texts.length)
-  const touched: number[] = []
   const { slots, offsets, items } = postings
-  for (const gram of wanted) {
-    const slot = slots.get(gram)
-    if (slot === undefined) continue
-    for (let at = offsets[slot] as number; at < (offsets[slot + 1] as number); at++) {
-      const index = items[at] as number
-      if (shared[index] === 0) touched.push(index)
-      shared[index] = (shared[index] as number) + 1
+  const length = (slot: number) => (offsets[slot + 1] as number) - (offsets[slot] as number)
+  // The query's trigrams some value holds, rarest first; one no value holds is rarer still.
+  const present = [...wanted].flatMap((gram) => slots.get(gram) ?? []).sort((a, b) => length(a) - length(b))
+  const needed = Math.max(1, Math.ceil(threshold * wanted.size - 1e-9))
+  const walked = Math.max(0, wanted.size - needed + 1 - (wanted.size - present.length))
+  // The shared-trigram counts live in one buffer kept between calls (a count per value of a 300,000-value field,
+  // allocated per keystroke, made the collector run full collections); cleared again when the scores are read.
+  if (sharedCounts.length < texts.length) sharedCounts = new Uint32Array(texts.length)
+  const shared = sharedCounts
+  const touched: number[] = []
+  try {
+    for (const slot of present.slice(0, walked)) {
+      for (let at = offsets[slot] as number; at < (offsets[slot + 1] as number); at++) {
+        const index = items[at] as number
+        if (shared[index] === 0) touched.push(index)
+        shared[index] = (shared[index] as number) + 1
+      }
     }
-  }
-  for (const index of touched) {
-    const common = shared[index] as number
-    const size = postings.sizes[index] as number
-    yield { index, score: common / (wanted.size + size - common) }
+    const looked = present.slice(walked)
+    for (const index of touched) {
+      let common = shared[index] as number
+      for (const slot of looked) if (holds(items, offsets[slot] as number, offsets[slot + 1] as number, index)) common++
+      const size = postings.sizes[index] as number
+      yield { index, score: common / (wanted.size + size - common) }
+    }
+  } finally {
+    for (const index of touched) shared[index] = 0
   }
 }
+
+/** Whether the ascending `items[from … to - 1]` hold `item`. */
+function holds(items: Uint32Array, from: number, to: number, item: number): boolean {
+  let [low, high] = [from, to]
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if ((items[middle] as number) < item) low = middle + 1
+    else high = middle
+  }
+  return low < to && items[low] === item
+}
+
+/** The counts of {@link similarValues}, all zero between calls (each runs through without yielding to others). */
+let sharedCounts = new Uint32Array(0)
 
 /** The best `limit` values of `list` for a normalised query: prefix matches, then substrings, then similar values. */
 export function rankSuggestions(list: FieldValues, query: string, limit: number): Suggestion[] {
@@ -177,7 +210,7 @@ export function rankSuggestions(list: FieldValues, query: string, limit: number)
     const similar: { index: number; score: number }[] = []
     const bySimilarity = (a: { index: number; score: number }, b: { index: number; score: number }) =>
       b.score - a.score || order(a.index, b.index)
-    for (const candidate of similarValues(list, wanted)) {
+    for (const candidate of similarValues(list, wanted, SIMILARITY_THRESHOLD)) {
       const { index, score } = candidate
       if (counts[index] === 0 || score < SIMILARITY_THRESHOLD || (normalised[index] as string).includes(query)) continue
       keepBest(similar, candidate, limit - found.length, bySimilarity)

@@ -180,6 +180,8 @@ export class PGliteThread {
   async close(): Promise<void> {
     if (this.#failed) return
     await this.#send({ id: 0, op: 'close' })
+    // Idle, the thread is unreferenced: referenced again, its end keeps the process alive until it has ended.
+    this.#worker.ref()
     await this.#worker.terminate()
   }
 

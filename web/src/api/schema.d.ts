@@ -2418,12 +2418,17 @@ export interface operations {
                  */
                 readonly brand?: string;
                 /**
-                 * @description Text filters compared whole rather than as substrings (beyond the contract): their normal forms equal (trimmed, case and ё/е ignored, no-break spaces as spaces), e.g. exact=brand&exact=model. Allowed: manufacturer, brand, model
+                 * @description Case-insensitive substring, read as keys are written (invisible characters removed, no-break spaces made spaces, NFKC, Latin/Cyrillic look-alikes in one script per word); blank = no filter
+                 * @example чёрный
+                 */
+                readonly color?: string;
+                /**
+                 * @description Text filters compared whole rather than as substrings (beyond the contract): their normal forms equal (trimmed, case and ё/е ignored, no-break spaces as spaces), e.g. exact=brand&exact=model. Allowed: manufacturer, brand, model, color
                  * @example [
                  *       "brand"
                  *     ]
                  */
-                readonly exact?: readonly ("manufacturer" | "brand" | "model")[];
+                readonly exact?: readonly ("manufacturer" | "brand" | "model" | "color")[];
                 /**
                  * @description CSV for Excel with Russian settings: `;`, decimal comma and a BOM (ignored for xlsx)
                  * @example false
@@ -3171,12 +3176,17 @@ export interface operations {
                  */
                 readonly brand?: string;
                 /**
-                 * @description Text filters compared whole rather than as substrings (beyond the contract): their normal forms equal (trimmed, case and ё/е ignored, no-break spaces as spaces), e.g. exact=brand&exact=model. Allowed: manufacturer, brand, model
+                 * @description Case-insensitive substring, read as keys are written (invisible characters removed, no-break spaces made spaces, NFKC, Latin/Cyrillic look-alikes in one script per word); blank = no filter
+                 * @example чёрный
+                 */
+                readonly color?: string;
+                /**
+                 * @description Text filters compared whole rather than as substrings (beyond the contract): their normal forms equal (trimmed, case and ё/е ignored, no-break spaces as spaces), e.g. exact=brand&exact=model. Allowed: manufacturer, brand, model, color
                  * @example [
                  *       "brand"
                  *     ]
                  */
-                readonly exact?: readonly ("manufacturer" | "brand" | "model")[];
+                readonly exact?: readonly ("manufacturer" | "brand" | "model" | "color")[];
                 /**
                  * @description Case-insensitive substring, read as keys are written (invisible characters removed, no-break spaces made spaces, NFKC, Latin/Cyrillic look-alikes in one script per word); blank = no filter
                  * @example EssilorLuxottica
@@ -3340,17 +3350,22 @@ export interface operations {
                  */
                 readonly brand?: string;
                 /**
+                 * @description Case-insensitive substring, read as keys are written (invisible characters removed, no-break spaces made spaces, NFKC, Latin/Cyrillic look-alikes in one script per word); blank = no filter
+                 * @example чёрный
+                 */
+                readonly color?: string;
+                /**
                  * @description true: answer what would change (counts and first rows) and write nothing
                  * @example true
                  */
                 readonly dryRun?: boolean;
                 /**
-                 * @description Text filters compared whole rather than as substrings (beyond the contract): their normal forms equal (trimmed, case and ё/е ignored, no-break spaces as spaces), e.g. exact=brand&exact=model. Allowed: manufacturer, brand, model
+                 * @description Text filters compared whole rather than as substrings (beyond the contract): their normal forms equal (trimmed, case and ё/е ignored, no-break spaces as spaces), e.g. exact=brand&exact=model. Allowed: manufacturer, brand, model, color
                  * @example [
                  *       "brand"
                  *     ]
                  */
-                readonly exact?: readonly ("manufacturer" | "brand" | "model")[];
+                readonly exact?: readonly ("manufacturer" | "brand" | "model" | "color")[];
                 /**
                  * @description Case-insensitive substring, read as keys are written (invisible characters removed, no-break spaces made spaces, NFKC, Latin/Cyrillic look-alikes in one script per word); blank = no filter
                  * @example EssilorLuxottica

@@ -1,7 +1,7 @@
 import type { BulkChangePreview, PreviewRow } from '../api/types.js'
 import type { MessageKey, Translate } from '../i18n/index.js'
 import { reasonKey } from './bulk-formula.js'
-import { formatMoney } from './desk-format.js'
+import { formatCount, formatMoney } from './desk-format.js'
 
 /*
  * The bulk change's dry run as the wizard shows it: the counts, the totals before and after, why it would be
@@ -113,7 +113,10 @@ export function DryRunResult({ preview, t }: { readonly preview: BulkChangePrevi
       {/* With rejections the change is refused whole: its rejected rows are what to look at. */}
       {preview.changes.length > 0 && preview.rejectedCount === 0
         ? rows(
-            t('changesSample', { shown: preview.changes.length, count: preview.changedCount }),
+            t('changesSample', {
+              shown: preview.changes.length,
+              count: formatCount(preview.changedCount, t('numberLocale')),
+            }),
             preview.changes,
             false,
           )

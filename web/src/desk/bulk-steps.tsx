@@ -4,6 +4,7 @@ import type { MessageKey, Translate } from '../i18n/index.js'
 import { DIRECTION_OPTIONS, type Formula, ROUNDING_OPTIONS, STEPS } from './bulk-formula.js'
 import { DryRunResult } from './bulk-preview.js'
 import { describeSelection, FilterFields, TextField } from './desk-fields.js'
+import { formatCount } from './desk-format.js'
 import { describeFormula, formatEffective } from './formula.js'
 import { JobProgressBar } from './job-progress.js'
 import { UndoChange } from './undo-change.js'
@@ -167,7 +168,9 @@ export function FormulaStep(props: StepProps) {
       }}
     >
       <StepHeading {...props} label="stepFormula" />
-      {wizard.selected === undefined ? null : <p>{t('filtersSelect', { count: wizard.selected })}</p>}
+      {wizard.selected === undefined ? null : (
+        <p>{t('filtersSelect', { count: formatCount(wizard.selected, t('numberLocale')) })}</p>
+      )}
       {radios('priceTypeBase', 'base', 'priceTypeBase')}
       {radios('priceTypeChange', 'change', 'priceTypeChange')}
       <div class="fields">
@@ -259,7 +262,7 @@ export function ConfirmStep(props: StepProps & { readonly canWrite: boolean }) {
       ) : applied ? (
         <>
           <p class="outcome" role="status" id="applied">
-            {t('applied', { count: applied.changedCount, batch: applied.batch })}
+            {t('applied', { count: formatCount(applied.changedCount, t('numberLocale')), batch: applied.batch })}
           </p>
           <UndoChange
             bulk={wizard.bulk}
@@ -273,9 +276,14 @@ export function ConfirmStep(props: StepProps & { readonly canWrite: boolean }) {
       ) : (
         <>
           <p class="selection-summary" id="selection-summary">
-            {t('selectionSummary', { selection: selectionWords(), count: preview.selectedCount })}
+            {t('selectionSummary', {
+              selection: selectionWords(),
+              count: formatCount(preview.selectedCount, t('numberLocale')),
+            })}
           </p>
-          <p class="confirm-text">{t('confirmText', { count: preview.changedCount })}</p>
+          <p class="confirm-text">
+            {t('confirmText', { count: formatCount(preview.changedCount, t('numberLocale')) })}
+          </p>
           <p class="formula">{describeFormula(body, t)}</p>
           <div class="actions">
             <button type="button" class="secondary" onClick={() => wizard.go(3)}>
@@ -286,7 +294,7 @@ export function ConfirmStep(props: StepProps & { readonly canWrite: boolean }) {
                 ? t('applying')
                 : body.effectiveAt
                   ? t('scheduleChange', { at: formatEffective(body.effectiveAt, t) })
-                  : t('applyChange', { count: preview.changedCount })}
+                  : t('applyChange', { count: formatCount(preview.changedCount, t('numberLocale')) })}
             </button>
           </div>
           {wizard.job === undefined ? null : <JobProgressBar job={wizard.job} t={t} />}

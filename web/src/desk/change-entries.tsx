@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import type { Language, Translate } from '../i18n/index.js'
 import { Pager } from '../pager.js'
-import { entryRoute } from './desk-format.js'
+import { entryRoute, formatCount } from './desk-format.js'
 import { FieldChanges } from './field-changes.js'
 import type { PricesApi } from './prices-api.js'
 import { useLoaded } from './use-loaded.js'
@@ -53,7 +53,7 @@ export function ChangeEntries({ prices, batch, language, t, onClose }: ChangeEnt
       {entries && entries.content.length === 0 ? <p>{t('deskNoChangeEntries')}</p> : null}
       {entries && entries.content.length > 0 ? (
         <table class="results history-table">
-          <caption>{t('deskChangeEntriesTotal', { total: entries.totalElements })}</caption>
+          <caption>{t('deskChangeEntriesTotal', { total: formatCount(entries.totalElements, language) })}</caption>
           <thead>
             <tr>
               <th scope="col">{t('deskEntry')}</th>

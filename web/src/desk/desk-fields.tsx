@@ -18,8 +18,8 @@ import {
 /*
  * The desk's inputs: a labelled text field with its error beside it (aria-invalid, aria-describedby), and the
  * listing's filters drawn as such fields, shared by the bulk change and the download. The text filters offer the
- * price list's values (the frames kind's facets and suggestions in price-list mode): a value picked from the list
- * is exact, typed text a substring.
+ * price list's values (the frames kind's facets and suggestions in price-list mode; for an attribute of the SKUs,
+ * the catalogue's): a value picked from the list is exact, typed text a substring.
  */
 
 /** Field errors by input id. */
@@ -128,7 +128,7 @@ export function TextFilterField(props: {
       label={props.label}
       value={filters[name] ?? ''}
       values={props.values[name]?.values ?? []}
-      suggest={(q, signal) => api.suggest(GLASS_KIND, name, q, true, signal)}
+      suggest={(q, signal) => api.suggest(GLASS_KIND, name, q, !filterInput(name).fromSkus, signal)}
       onInput={(value) => set(value, false)}
       onCommit={(value) => set(value, exact)}
       onPick={(value) => set(value, true)}

@@ -13,6 +13,11 @@ export function formatMoney(value: number | string | null | undefined, language:
   return format.format(String(value) as Intl.StringNumericLiteral)
 }
 
+/** A count as the language writes it, its thousands grouped (`375 041`), as a price manager reads a number. */
+export function formatCount(value: number, language: string): string {
+  return new Intl.NumberFormat(language, { maximumFractionDigits: 0 }).format(value)
+}
+
 /**
  * An entry's markup, (price − purchase) / purchase, in percent to one decimal (`141,8 %`), computed exactly from the
  * prices' decimal text; blank where the purchase is 0 or absent.

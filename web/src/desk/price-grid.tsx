@@ -1,7 +1,7 @@
 import type { Ref } from 'preact'
 import type { PriceListPage, PriceRow, SortColumn } from '../api/types.js'
 import type { Language, Translate } from '../i18n/index.js'
-import { formatDay, formatMarkup, formatMoney } from './desk-format.js'
+import { formatCount, formatDay, formatMarkup, formatMoney } from './desk-format.js'
 import { DraftMessage, EntryField } from './entry-fields.js'
 import { INPUT_FIELDS } from './prices-api.js'
 import type { EntryWrites } from './use-entry-writes.js'
@@ -56,7 +56,7 @@ export interface PriceGridProps {
 }
 
 export function PriceGrid(props: PriceGridProps) {
-  const { list, sort, onSort, writes, t } = props
+  const { list, sort, onSort, writes, language, t } = props
   const header = (column: SortColumn, label: string, extra?: string) => (
     <SortHeader column={column} label={label} class={extra} sort={sort} onSort={onSort} t={t} />
   )
@@ -66,7 +66,7 @@ export function PriceGrid(props: PriceGridProps) {
       <table class="results desk-grid">
         <caption>
           {t('priceList')}
-          {list ? `: ${t('deskTotal', { total: list.totalElements })}` : ''}
+          {list ? `: ${t('deskTotal', { total: formatCount(list.totalElements, language) })}` : ''}
         </caption>
         <thead>
           <tr>

@@ -74,16 +74,27 @@ export interface FilterInput {
   readonly decimal: boolean
   readonly label: MessageKey
   readonly formLabel: MessageKey
+  /** Read from the SKUs the entries price (their values are the catalogue's, not the price list's). */
+  readonly fromSkus: boolean
 }
 /** Every filter's inputs, in the description's order: a text filter's one, a band's two (from, to). */
 export const FILTER_INPUTS: readonly FilterInput[] = GLASS_PRICE_FILTERS.flatMap((field): FilterInput[] =>
   field.match === 'text'
-    ? [{ name: field.name, decimal: false, label: message(field.label), formLabel: message(field.formLabel) }]
+    ? [
+        {
+          name: field.name,
+          decimal: false,
+          label: message(field.label),
+          formLabel: message(field.formLabel),
+          fromSkus: field.source.from === 'sku',
+        },
+      ]
     : [field.from, field.to].map((bound) => ({
         name: bound.parameter,
         decimal: true,
         label: message(bound.label),
         formLabel: message(bound.formLabel),
+        fromSkus: false,
       })),
 )
 /** The labels of a filter input, by its name. */

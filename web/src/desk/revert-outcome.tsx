@@ -1,6 +1,6 @@
 import type { RevertConflict, RevertResult } from '../api/types.js'
 import type { Translate } from '../i18n/index.js'
-import { conflictLabel, entryRoute } from './desk-format.js'
+import { conflictLabel, entryRoute, formatCount } from './desk-format.js'
 
 /*
  * What a revert of a change answered, in words: what was restored and, entry by entry, what was left alone and
@@ -31,7 +31,9 @@ export function RevertOutcome({ outcome, t }: { readonly outcome: Outcome | unde
           </li>
         ))}
       </ul>
-      {count > conflicts.length ? <p>{t('deskMoreConflicts', { count: count - conflicts.length })}</p> : null}
+      {count > conflicts.length ? (
+        <p>{t('deskMoreConflicts', { count: formatCount(count - conflicts.length, t('numberLocale')) })}</p>
+      ) : null}
     </>
   )
 

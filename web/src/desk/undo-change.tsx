@@ -2,6 +2,7 @@ import { useRef, useState } from 'preact/hooks'
 import type { RevertResult, WriteJob } from '../api/types.js'
 import type { MessageKey, Translate } from '../i18n/index.js'
 import { BACKGROUND_FROM, type BulkApi, newIdempotencyKey, Problem } from './bulk-api.js'
+import { formatCount } from './desk-format.js'
 import { JobProgressBar } from './job-progress.js'
 
 /*
@@ -70,8 +71,16 @@ export function UndoChange(props: {
   if (result) {
     return (
       <div class="outcome undone" role="status">
-        <p>{t('undone', { restored: result.restoredCount, batch: result.batch, reverted: result.reverted })}</p>
-        {result.conflictCount > 0 ? <p>{t('undoConflicts', { count: result.conflictCount })}</p> : null}
+        <p>
+          {t('undone', {
+            restored: formatCount(result.restoredCount, t('numberLocale')),
+            batch: result.batch,
+            reverted: result.reverted,
+          })}
+        </p>
+        {result.conflictCount > 0 ? (
+          <p>{t('undoConflicts', { count: formatCount(result.conflictCount, t('numberLocale')) })}</p>
+        ) : null}
         {conflictList(result.conflicts)}
       </div>
     )
