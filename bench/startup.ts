@@ -36,6 +36,9 @@ interface Sample {
   readonly phase: 'loading' | 'loaded'
   readonly ms: number
   readonly status: number
+  /** Seconds from the start to the moment it was sent. */
+  readonly sentAt: number
+  readonly request: ColdRequest
 }
 
 // The requests: read from the catalogue before the service owns it (the embedded database has one owner).
@@ -85,7 +88,7 @@ async function measuredStart(snapshotDir: string) {
       } catch {
         status = 0
       }
-      samples.push({ phase: sentIn, ms: performance.now() - at, status })
+      samples.push({ phase: sentIn, ms: performance.now() - at, status, sentAt: (at - started) / 1000, request })
     }
   }
 
@@ -132,6 +135,17 @@ async function measuredStart(snapshotDir: string) {
       slowest: round(ms[ms.length - 1] ?? 0),
       over1s: ms.filter((value) => value > 1000).length,
       largestStallMs: round(stalls[of]),
+      // Which requests were slowest, and when they were sent: what a start leaves slow, and for how long.
+      slowestRequests: [...chosen]
+        .sort((a, b) => b.ms - a.ms)
+        .slice(0, 5)
+        .map((sample) => ({
+          ms: round(sample.ms),
+          sentAtSeconds: round(sample.sentAt),
+          request: `${sample.request.http.method} ${sample.request.http.path}${
+            sample.request.http.body === undefined ? '' : ` ${JSON.stringify(sample.request.http.body)}`
+          }`,
+        })),
     }
   }
   return {
@@ -179,6 +193,15 @@ process.stdout.write(
           return `| ${start} | ${when} | ${s.requests} | ${s.failed} | ${s.p50} | ${s.p99} | ${s.slowest} | ${s.over1s} | ${s.largestStallMs} |`
         }),
       )
+      .join('\n') +
+    `\n\nThe slowest requests while loading (ms, sent at s after the start):\n` +
+    Object.entries(starts)
+      .flatMap(([start, measured]) => [
+        `  ${start}:`,
+        ...measured.loading.slowestRequests.map(
+          (slow) => `    ${slow.ms} ms at ${slow.sentAtSeconds} s: ${slow.request}`,
+        ),
+      ])
       .join('\n') +
     `\n\nload average ${report.loadAverage.join(', ')}\nresults: ${file}\n`,
 )

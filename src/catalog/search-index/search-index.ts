@@ -40,7 +40,7 @@ import type {
 import type { SnapshotIdentity } from './snapshot.js'
 import { type HeldTables, SnapshotKeeper } from './snapshot-keeper.js'
 import { asciiNorm, type ProbedNorm } from './text.js'
-import { warmTables, warmTablesAnswering } from './warm-up.js'
+import { warmTablesAnswering } from './warm-up.js'
 
 /*
  * The in-memory search index of the kinds it is given, kept at the database's data versions: per kind, its matview
@@ -494,21 +494,22 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
               this.loads.read++
             }
           }
-          // What requests would otherwise build on first use, built at once after a read (requests wait for the
-          // load anyway). After changes, what requests use is carried over and the rest is built on first use:
-          // writes may come every second, and most of what a warm-up builds would never be read in between.
-          if (how === 'read') warmTables(kind, { matview, prices }, this.#readerOf(kind))
           state.matview = matview
           state.prices = prices
           state.identity = identity
-          // Restored in a fraction of a second: the tables answer at once, and are warmed between the answers
-          // (at the first load, once every kind is restored).
           if (how === 'restored') {
             // Loaded as far as readiness tells (no table was read in full, so the end is not told below).
             this.#onLoad?.({ kind: kind.path, phase: 'done' })
+          }
+          // Read or restored, the tables answer at once, and what requests would otherwise build on first use is
+          // built between the answers (at the first load, once every kind is loaded, so no warm-up delays another
+          // kind's load). After changes, what requests use is carried over and the rest is built on first use:
+          // writes may come every second, and most of what a warm-up builds would never be read in between.
+          if (how === 'read' || how === 'restored') {
             const tables = { matview, prices }
+            const held = () => state.matview === tables.matview && state.prices === tables.prices && !this.#closed
             state.warmed = (this.#restoring ?? Promise.resolve())
-              .then(() => warmTablesAnswering(kind, tables, this.#readerOf(kind)))
+              .then(() => warmTablesAnswering(kind, tables, this.#readerOf(kind), held))
               .catch((error: unknown) =>
                 this.#log.warn({ err: error, kind: kind.path }, 'search index: a warm-up failed'),
               )

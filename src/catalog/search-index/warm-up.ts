@@ -8,21 +8,25 @@ import { type PriceTableReader, preparing } from './load.js'
 import { searchTables } from './search.js'
 
 /**
- * Builds, once per load, what requests would otherwise build on first use: the postings of every column (facets
- * count through them), the SKU → entry pairing, the orders of the commonest sorts (retail price both ways), the
- * similarity postings of large suggestion fields, what facets read (co-occurrence counts, the codes of large fields
- * in rank order), and what a reader of the price table builds (`reader`: the glass price listing's orders).
+ * Builds, once per load of a kind read or restored in full, what requests would otherwise build on first use: the
+ * postings of every column (facets count through them), the SKU → entry pairing, the orders of the commonest sorts
+ * (retail price both ways), the similarity postings of large suggestion fields, what facets read (co-occurrence
+ * counts, the codes of large fields in rank order), and what a reader of the price table builds (`reader`: the
+ * glass price listing's orders). The tables already answer meanwhile: it gives way to requests between its steps
+ * (each a column's postings or n-gram index, an order, ...), and a request meanwhile builds what it needs itself.
+ * It stops early once `held` says the tables were replaced (a later load), since what it would build then serves
+ * no one.
  */
-export function warmTables(kind: Kind, tables: IndexedSearch, reader?: PriceTableReader): void {
-  for (const _ of warming(kind, tables, reader));
-}
-
-/**
- * {@link warmTables} while the tables already answer: it gives way to requests between its steps (each a column's
- * postings or n-gram index, an order, ...), and a request meanwhile builds what it needs itself.
- */
-export async function warmTablesAnswering(kind: Kind, tables: IndexedSearch, reader?: PriceTableReader): Promise<void> {
-  for (const _ of warming(kind, tables, reader)) await new Promise((resolve) => setImmediate(resolve))
+export async function warmTablesAnswering(
+  kind: Kind,
+  tables: IndexedSearch,
+  reader?: PriceTableReader,
+  held: () => boolean = () => true,
+): Promise<void> {
+  for (const _ of warming(kind, tables, reader)) {
+    await new Promise((resolve) => setImmediate(resolve))
+    if (!held()) return
+  }
 }
 
 function* warming(kind: Kind, tables: IndexedSearch, reader?: PriceTableReader): Generator<void> {
