@@ -4,7 +4,7 @@ import type { ExactFilters, FilterValues } from '../search/search-query.js'
 import { fieldColumn, filterConditions, type IndexedSearch } from './conditions.js'
 import { type Condition, matchRows, withRowFlags } from './matching.js'
 import { scratchUint32 } from './scratch.js'
-import { type Column, NULL_CODE, type Table } from './table.js'
+import { type Column, KEPT_MEMOS, NULL_CODE, type Table } from './table.js'
 
 /*
  * The facets of a search from a kind's tables, as facets.ts counts them in SQL: totals, numeric bounds, and the top
@@ -98,7 +98,8 @@ function selectKth(values: Uint32Array, k: number): number {
 
 /** A column's codes but NULL's, in rank order (PostgreSQL's order of the values); kept with the column. */
 function codesByRank(column: Column): Uint32Array {
-  return column.memo('codes by rank', () => {
+  // Kept in snapshots with the ranks it follows: a restart need not sort a large dictionary again.
+  return column.memo(KEPT_MEMOS.codesByRank, () => {
     const ranks = column.ranks()
     return Uint32Array.from({ length: column.distinct - 1 }, (_, index) => index + 1).sort(
       (a, b) => (ranks[a] as number) - (ranks[b] as number),

@@ -1,7 +1,7 @@
 import { compareDecimal, type DecimalValue } from '../../domain/decimal.js'
 import { type PackedPostings, packPostings } from '../search/packed-postings.js'
 import { scratchBytes, scratchUint32 } from './scratch.js'
-import { type Codes, type Column, NULL_CODE, type Table, textRanks } from './table.js'
+import { type Codes, type Column, KEPT_MEMOS, NULL_CODE, type Table, textRanks } from './table.js'
 
 /*
  * Which rows of a table match a search, and which of them make a page. A condition is either a test of one
@@ -40,8 +40,9 @@ function gramKey(text: string, at: number, n: number): number {
 }
 
 /** The codes whose normalised text holds each n-gram (n UTF-16 units), built once per column. */
-function gramIndex(column: Column, n: number): GramIndex {
-  return column.memo(`grams${n}`, () => {
+function gramIndex(column: Column, n: 2 | 3): GramIndex {
+  // Kept in snapshots: a restart need not build them again.
+  return column.memo(n === 2 ? KEPT_MEMOS.grams2 : KEPT_MEMOS.grams3, () => {
     const { norms } = column
     return packPostings<number>(1, norms.length, (code, visit) => {
       const text = norms[code] as string
@@ -69,7 +70,7 @@ export function substringCandidates(
   needle: string,
 ): { readonly codes: Uint32Array; readonly exact: boolean } | undefined {
   if (column.distinct <= GRAM_INDEX_VALUES || needle.length < 2) return undefined
-  const n = Math.min(3, needle.length)
+  const n = needle.length >= 3 ? 3 : 2
   const index = gramIndex(column, n)
   // Only values holding every n-gram of the needle can contain it: the two rarest, intersected.
   let [rarest, second] = [-1, -1]
@@ -396,7 +397,8 @@ export function sortKey(column: Column, descending: boolean, ignoreCase: boolean
 
 /** A sort key over the byte order of `column`'s normalised text (`optics_norm(x) COLLATE "C"`). */
 export function normSortKey(column: Column, descending: boolean): SortKey {
-  return keyOf(column, 'norm ranks', () => textRanks(column.norms), descending)
+  // Sorting a large dictionary's normal forms is the costliest step of a first listing: snapshots keep it.
+  return keyOf(column, KEPT_MEMOS.normRanks, () => textRanks(column.norms), descending)
 }
 
 /** The key of ascending ranks, or of their reverse (NULL first), kept with the column. */

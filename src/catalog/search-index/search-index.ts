@@ -72,9 +72,12 @@ const CATCH_UP_WAIT_MS = 250
 const PATCH_WAIT_MS = 5_000
 /**
  * How long a request for a kind not loaded yet waits for its load, unless the load turns to reading the tables in
- * full: a snapshot restores a kind of a million rows in a fraction of a second (snapshot.ts).
+ * full (then SQL answers at once). A snapshot restores a kind of a million rows in a fraction of a second
+ * (snapshot.ts), a second or so on a busy machine at start, and the request is then answered in milliseconds:
+ * waiting for it beats SQL, whose substring searches at that size take seconds. A file of another moment is
+ * patched after it (every row read again), which takes as long as {@link PATCH_WAIT_MS} allows.
  */
-const RESTORE_WAIT_MS = 1_000
+const RESTORE_WAIT_MS = PATCH_WAIT_MS
 /**
  * Beyond this share of a table's rows changed, a load reads every row and keeps what it holds only where each row
  * stayed in place (a change of prices); otherwise it reads the table anew.

@@ -11,8 +11,10 @@ import { buildTestApp, eachDatabase, poll } from '../../../test/harness.js'
 import { seedCatalogue } from '../../demo/demo-catalogue.js'
 import type { Kind } from '../kinds/kind.js'
 import { glasses, kinds } from '../kinds/kinds.js'
+import { normSortKey, prepareTextColumn, substringCandidates } from './matching.js'
 import { SearchIndex } from './search-index.js'
 import { readSnapshot, type SnapshotIdentity, snapshotLayout, writeSnapshot } from './snapshot.js'
+import type { Column } from './table.js'
 
 /*
  * The search index kept on disk between runs: a restart answers from the restored tables with nothing read in full,
@@ -68,6 +70,67 @@ describe('the snapshot file', () => {
     const rewritten = await readSnapshot(dir, glasses, layout, { ...identity, row: '999' })
     assert.ok(!('ignored' in rewritten))
     assert.equal(rewritten.exact, false, 'the same versions written by another transaction (a restored database)')
+  })
+
+  test('keeps what was built of a large dictionary: the restored column sorts and finds substrings with nothing to build', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'optics-snapshot-'))
+    dirs.push(dir)
+    // More distinct values than a substring search scans one by one: they get n-gram postings.
+    const rows = Array.from({ length: 3_000 }, (_, index) => ({
+      id: index + 1,
+      brand: `${index % 2 === 0 ? 'Ray' : 'Optica'}-${(index * 7919) % 3_000} Model`,
+      price: String(index % 50),
+    }))
+    const written = { matview: tableOf(rows, byBrand), prices: tableOf(rows.slice(0, 10), byBrand) }
+    const brand = written.matview.columns.get('brand') as Column
+    prepareTextColumn(brand)
+    const sorted = normSortKey(brand, false)
+    brand.ranks()
+    brand.ranks(true)
+    const builtKeys = brand.kept().map(([key]) => key)
+    assert.deepEqual(builtKeys.toSorted(), ['grams2', 'grams3', 'lower ranks', 'norm ranks', 'ranks'])
+    await writeSnapshot(dir, glasses, layout, identity, written)
+
+    const restored = await readSnapshot(dir, glasses, layout, identity)
+    assert.ok(!('ignored' in restored))
+    const again = restored.matview.columns.get('brand') as Column
+    // Restored, not to be built on first use: the same arrays and postings, before any request.
+    assert.deepEqual(
+      again.kept().map(([key, value]) => [key, value instanceof Uint32Array ? [...value] : [...value.slots]]),
+      brand.kept().map(([key, value]) => [key, value instanceof Uint32Array ? [...value] : [...value.slots]]),
+    )
+    assert.deepEqual([...normSortKey(again, false).ranks], [...sorted.ranks])
+    assert.deepEqual([...again.ranks(true)], [...brand.ranks(true)])
+    for (const needle of ['ay-1', 'ptica-29', 'model', 'zz']) {
+      const found = substringCandidates(again, needle)
+      assert.deepEqual(found && [...found.codes], [...(substringCandidates(brand, needle)?.codes ?? [])], needle)
+    }
+    // The small table built nothing, and keeps nothing beside its rows.
+    assert.deepEqual((restored.prices.columns.get('brand') as Column).kept(), [])
+  })
+
+  test('refuses kept arrays that cannot be the column’s, so such a file is read anew', () => {
+    const brand = tables().matview.columns.get('brand') as Column
+    // Two values and NULL: ranks are 3 codes' below 4.
+    assert.throws(() => brand.restoreKept('ranks', new Uint32Array(5)), /ranks of another size/)
+    assert.throws(() => brand.restoreKept('ranks', Uint32Array.of(0, 9, 1)), /ranks of another size/)
+    assert.throws(() => brand.restoreKept('ranks', Uint32Array.of(1, 0)), /ranks differs/)
+    const postings = (items: number[]) => ({
+      slots: new Map([[97, 0]]),
+      offsets: Uint32Array.of(0, items.length),
+      items: Uint32Array.from(items),
+    })
+    assert.throws(() => brand.restoreKept('grams2', postings([1, 7])), /grams2 differs/)
+    assert.throws(
+      () => brand.restoreKept('grams2', { ...postings([1]), offsets: Uint32Array.of(0, 2) }),
+      /grams2 differs/,
+    )
+    assert.throws(() => brand.restoreKept('an unknown', Uint32Array.of(0, 1, 2)), /not kept by this build/)
+    brand.restoreKept('grams2', postings([1, 2]))
+    assert.deepEqual(
+      brand.kept().map(([key]) => key),
+      ['grams2'],
+    )
   })
 
   test('is not used for another cluster, database, schema or migration, other columns, or when damaged', async () => {

@@ -4,12 +4,13 @@ import type { Kind } from '../kinds/kind.js'
 import type { IndexClient } from './index-database.js'
 import type { KindVersions } from './kind-versions.js'
 import type { IdentifiedTable } from './merge.js'
-import { type Codes, Column, tieOf } from './table.js'
+import { type Codes, Column, type KeptValue, tieOf } from './table.js'
 
 /*
  * A kind's tables on disk, so a restart does not read a million rows through COPY again: written when the first
- * load ends, every few minutes after if they moved, and when the service stops; read at the next start. A file holds both tables of one kind as they
- * stood at one snapshot of the database, and the identity of that snapshot:
+ * load ends, every few minutes after if they moved, and when the service stops; read at the next start. A file
+ * holds both tables of one kind as they stood at one snapshot of the database (with what was built of each column's
+ * values that costs most to build again, `Column.kept`), and the identity of that snapshot:
  * - where: the cluster (`system_identifier`, made at initdb), the database and schema, and the last migration;
  * - when: the kind's versions, the transaction that last moved them and when (the `xmin`, `changed_at` and
  *   `refreshed_at` of its `catalog_state` row: a logically restored database writes that row anew, and one restored
@@ -21,7 +22,7 @@ import { type Codes, Column, tieOf } from './table.js'
  */
 
 /** Bumped whenever the layout below or the meaning of a table's parts changes: older files are then ignored. */
-const FORMAT = 1
+const FORMAT = 2
 const MAGIC = 'optics-catalog search index\n'
 
 /** Where and when the tables were read (see the header). */
@@ -69,7 +70,18 @@ interface Header {
 interface TableHeader {
   readonly rows: number
   readonly ids: number
-  readonly columns: readonly { readonly name: string; readonly type: Column['type']; readonly width: 1 | 2 | 4 }[]
+  readonly columns: readonly ColumnHeader[]
+}
+
+interface ColumnHeader {
+  readonly name: string
+  readonly type: Column['type']
+  readonly width: 1 | 2 | 4
+  /**
+   * What was built of the column's values (`Column.kept`): an array is one section; postings are three (the keys,
+   * as doubles, in slot order; the offsets; the items).
+   */
+  readonly kept: readonly { readonly key: string; readonly shape: 'array' | 'postings' }[]
 }
 
 /** The kind's tables as restored, and whether they are the data as it stands (`exact`) or a starting point. */
@@ -124,12 +136,24 @@ export async function writeSnapshot(
     }
     const headers: TableHeader[] = []
     for (const table of [tables.matview, tables.prices]) {
-      const columns: TableHeader['columns'][number][] = []
+      const columns: ColumnHeader[] = []
       for (const column of table.columns.values()) {
-        columns.push({ name: column.name, type: column.type, width: column.codes.BYTES_PER_ELEMENT as 1 | 2 | 4 })
+        const kept: ColumnHeader['kept'][number][] = []
         await write(bytesOf(column.codes))
         // A value never holds U+0000 (PostgreSQL's text cannot): it separates them.
         await write(Buffer.from(column.values.join('\u0000'), 'utf8'))
+        for (const [key, value] of column.kept()) {
+          if (value instanceof Uint32Array) {
+            kept.push({ key, shape: 'array' })
+            await write(bytesOf(value))
+          } else {
+            kept.push({ key, shape: 'postings' })
+            await write(bytesOf(Float64Array.from(value.slots.keys())))
+            await write(bytesOf(value.offsets))
+            await write(bytesOf(value.items))
+          }
+        }
+        columns.push({ name: column.name, type: column.type, width: column.codes.BYTES_PER_ELEMENT as 1 | 2 | 4, kept })
       }
       for (const ids of table.ids) await write(bytesOf(ids))
       await write(bytesOf(table.rowByTie))
@@ -217,7 +241,20 @@ function restore(file: Buffer, layout: string, identity: SnapshotIdentity): Snap
       if (codes.length !== table.rows) throw new Error(`column ${spec.name}: ${codes.length} rows of ${table.rows}`)
       const bytes = next()
       const values = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8').split('\u0000')
-      columns.set(spec.name, new Column(spec.name, spec.type, values, codes))
+      const column = new Column(spec.name, spec.type, values, codes)
+      const uint32 = () => typed((b, o, l) => new Uint32Array(b, o, l), 4)
+      for (const { key, shape } of spec.kept) {
+        let value: KeptValue
+        if (shape === 'array') value = uint32()
+        else {
+          const keys = typed((b, o, l) => new Float64Array(b, o, l), 8)
+          const slots = new Map<number, number>()
+          for (let slot = 0; slot < keys.length; slot++) slots.set(keys[slot] as number, slot)
+          value = { slots, offsets: uint32(), items: uint32() }
+        }
+        column.restoreKept(key, value)
+      }
+      columns.set(spec.name, column)
     }
     const ids: Float64Array[] = []
     for (let index = 0; index < table.ids; index++) ids.push(typed((b, o, l) => new Float64Array(b, o, l), 8))

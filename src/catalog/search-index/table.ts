@@ -1,5 +1,6 @@
 import { compareDecimal, type DecimalValue, parseDecimal } from '../../domain/decimal.js'
 import type { ValueType } from '../kinds/kind.js'
+import type { PackedPostings } from '../search/packed-postings.js'
 import { asciiLower, asciiNorm, compareCodePoints } from './text.js'
 
 /*
@@ -19,6 +20,31 @@ export interface TextForms {
   readonly norm: string
   readonly lower: string
 }
+
+/**
+ * What a snapshot keeps of a column beside its rows (snapshot.ts): what derives from its values alone and costs a
+ * restart most to build again at a million rows (sorting hundreds of thousands of texts, n-gram postings), so a
+ * restored kind answers its first requests as fast as a warmed one. Plain numbers only: an array, or postings
+ * by numeric keys.
+ */
+export type KeptValue = Uint32Array | PackedPostings<number>
+
+/**
+ * The memo keys whose values snapshots keep: the n-gram postings of a large dictionary (matching.ts), the ranks of
+ * its normal forms (a listing's sort) and its codes in rank order (facets). Named here, so a build reads back the
+ * very keys it writes, whichever modules it has loaded.
+ */
+export const KEPT_MEMOS = {
+  grams2: 'grams2',
+  grams3: 'grams3',
+  normRanks: 'norm ranks',
+  codesByRank: 'codes by rank',
+} as const
+const keptMemoKeys = new Set<string>(Object.values(KEPT_MEMOS))
+
+/** The values' ranks, kept beside the memos under these names. */
+const RANKS = 'ranks'
+const LOWER_RANKS = 'lower ranks'
 
 export class Column {
   readonly name: string
@@ -55,6 +81,46 @@ export class Column {
   memo<T>(key: string, make: () => T): T {
     if (!this.#memo.has(key)) this.#memo.set(key, make())
     return this.#memo.get(key) as T
+  }
+
+  /** What a snapshot keeps of what is built so far ({@link KeptValue}), by name. */
+  kept(): [string, KeptValue][] {
+    const kept: [string, KeptValue][] = []
+    if (this.#ranks) kept.push([RANKS, this.#ranks])
+    if (this.#lowerRanks) kept.push([LOWER_RANKS, this.#lowerRanks])
+    for (const [key, value] of this.#memo) if (keptMemoKeys.has(key)) kept.push([key, value as KeptValue])
+    return kept
+  }
+
+  /**
+   * Takes what a snapshot kept under `key` (see {@link kept}) for these same values; a key this build does not keep,
+   * or a value that cannot be one of this column's (its size, a code out of range), is refused with an error.
+   */
+  restoreKept(key: string, value: KeptValue): void {
+    const distinct = this.values.length
+    const fits = (array: Uint32Array, length: number, below: number) =>
+      array.length === length && array.every((item) => item < below)
+    if (value instanceof Uint32Array) {
+      // Ranks per code (at most one past the last value's, for NULL), or codes in some order (NULL's left out).
+      if (!(fits(value, distinct, distinct + 1) || fits(value, distinct - 1, distinct))) {
+        throw new Error(`column ${this.name}: ${key} of another size`)
+      }
+    } else {
+      const { offsets, items, slots } = value
+      let ordered = offsets.length === slots.size + 1 && offsets[0] === 0 && offsets[slots.size] === items.length
+      for (let slot = 0; ordered && slot < slots.size; slot++) ordered = offsets[slot]! <= offsets[slot + 1]!
+      if (!ordered || !items.every((item) => item < distinct)) throw new Error(`column ${this.name}: ${key} differs`)
+    }
+    if (key === RANKS || key === LOWER_RANKS) {
+      if (!(value instanceof Uint32Array) || value.length !== distinct) {
+        throw new Error(`column ${this.name}: ${key} differs`)
+      }
+      if (key === RANKS) this.#ranks = value
+      else this.#lowerRanks = value
+      return
+    }
+    if (!keptMemoKeys.has(key)) throw new Error(`column ${this.name}: ${key} is not kept by this build`)
+    this.#memo.set(key, value)
   }
 
   /** A value derived from the column's rows, computed once. */
