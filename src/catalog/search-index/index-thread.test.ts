@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { before, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -78,6 +81,48 @@ eachDatabase('the search index on its own thread', (ctx) => {
     } finally {
       delay.disable()
       await thread.close()
+    }
+  })
+
+  test('a start waits for the index restored from its snapshot, and never for a table read in full', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'optics-snapshot-'))
+    const silent = pino({ level: 'silent' })
+    try {
+      // A first start: the tables are read in full (held 3 s here, as a million rows hold them), so it goes on at once.
+      const first = new SearchIndexThread(ctx.db, silent, { timezone: 'UTC', snapshotDir: dir, holdFirstReadMs: 3_000 })
+      let started = performance.now()
+      first.start()
+      await first.restored(10_000)
+      assert.ok(performance.now() - started < 2_500, `waited ${Math.round(performance.now() - started)} ms`)
+      assert.equal(first.status.state, 'loading')
+      assert.ok(first.status.kindsLoaded < 7, 'not every kind held yet')
+      await poll(
+        async () => first.loaded,
+        (loaded) => loaded,
+        'the first load',
+      )
+      await first.close()
+
+      // A restart: it goes on once every kind answers from the restored index.
+      const second = new SearchIndexThread(ctx.db, silent, {
+        timezone: 'UTC',
+        snapshotDir: dir,
+        holdFirstReadMs: 3_000,
+      })
+      try {
+        started = performance.now()
+        second.start()
+        await second.restored(10_000)
+        assert.ok(performance.now() - started < 2_500, `waited ${Math.round(performance.now() - started)} ms`)
+        assert.equal(second.status.kindsLoaded, 7, 'every kind restored')
+        assert.deepEqual(second.status.reading, [])
+        const page = await second.search(glasses, searchRequest)
+        assert.equal(page?.content.length, 5, 'answered from the restored index')
+      } finally {
+        await second.close()
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true })
     }
   })
 

@@ -21,7 +21,7 @@ import {
   type ToIndex,
   uncrossedError,
 } from './index-protocol.js'
-import { firstLoad, type KindVersions, readVersions } from './kind-versions.js'
+import { firstLoad, type KindVersions, readVersions, StartMoment } from './kind-versions.js'
 import type {
   ListingIndexAnswers,
   SearchIndexLoads,
@@ -104,6 +104,8 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
   #warming = false
   #failed: Error | undefined
   #closed = false
+  /** Settled once every kind is restored, or one is read from the database, or the load failed (`restored`). */
+  readonly #restored = new StartMoment()
 
   constructor(db: Database, log: FastifyBaseLogger, options: Omit<IndexThreadOptions, 'driver'>) {
     this.#db = db
@@ -154,11 +156,15 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
     if (this.#closed || this.#failed) return
     firstLoad(
       this.#log,
-      () => this.catchUp(),
+      () => this.catchUp().finally(() => this.#restored.settle()),
       (warming) => {
         this.#warming = warming
       },
     )
+  }
+
+  restored(withinMs: number): Promise<void> {
+    return this.#restored.within(withinMs)
   }
 
   async catchUp(): Promise<void> {
@@ -263,6 +269,7 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
         if (message.phase === 'reading') this.#reading.add(message.kind)
         else this.#reading.delete(message.kind)
         this.#kindsLoaded = message.kindsLoaded
+        if (message.phase === 'reading' || message.kindsLoaded === kinds.length) this.#restored.settle()
         return
       case 'log':
         this.#logLine(message.line)
@@ -378,6 +385,7 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
   #fail(error: Error): void {
     if (this.#failed || this.#closed) return
     this.#failed = error
+    this.#restored.settle()
     this.#reading.clear()
     this.#log.error({ err: error }, 'search index: its thread failed; every search is answered from SQL')
     for (const waiting of this.#pending.values()) waiting.reject(error)

@@ -26,6 +26,28 @@ export function firstLoad(
     .finally(() => warming(false))
 }
 
+/**
+ * A moment of the first load a start waits for (`SearchIndexService.restored`): settled once, by whichever sign
+ * comes first, and waited for at most a given time.
+ */
+export class StartMoment {
+  #settle: () => void = () => {}
+  readonly #settled = new Promise<void>((resolve) => {
+    this.#settle = resolve
+  })
+
+  settle(): void {
+    this.#settle()
+  }
+
+  /** Settles when the moment has come, or after `ms`. */
+  async within(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([this.#settled, new Promise((resolve) => (timer = setTimeout(resolve, ms)))])
+    clearTimeout(timer)
+  }
+}
+
 interface VersionRow {
   kind: string
   data_generation: number | string

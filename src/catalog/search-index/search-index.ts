@@ -17,7 +17,7 @@ import { facetTables } from './facet-counts.js'
 import { fieldValueCounts } from './field-values.js'
 import { type IndexedListing, listingTable } from './glass-listing.js'
 import { type IndexDatabase, indexDatabaseOf } from './index-database.js'
-import { firstLoad, type KindVersions, readVersions } from './kind-versions.js'
+import { firstLoad, type KindVersions, readVersions, StartMoment } from './kind-versions.js'
 import {
   type ColumnSpec,
   databaseForms,
@@ -122,6 +122,8 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
   /** While the first load runs: settles once it has restored (or read) every kind. */
   #restoring: Promise<void> | undefined
   #warming = false
+  /** Settled once every kind is restored, or one is read from the database, or the first load ended (`restored`). */
+  readonly #restored = new StartMoment()
   #closed = false
 
   constructor(
@@ -184,14 +186,22 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
 
   /** Starts loading every kind in the background (the server does, at start). */
   start(): void {
-    if (!this.enabled || this.#closed) return
+    if (!this.enabled || this.#closed) {
+      this.#restored.settle()
+      return
+    }
     firstLoad(
       this.#log,
-      () => this.catchUp(),
+      () => this.catchUp().finally(() => this.#restored.settle()),
       (warming) => {
         this.#warming = warming
       },
     )
+  }
+
+  restored(withinMs: number): Promise<void> {
+    if (!this.enabled) return Promise.resolve()
+    return this.#restored.within(withinMs)
   }
 
   async catchUp(): Promise<void> {
@@ -503,11 +513,11 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
           if (how === 'restored') {
             // Loaded as far as readiness tells (no table was read in full, so the end is not told below).
             this.#onLoad?.({ kind: kind.path, phase: 'done' })
+            if (this.status.kindsLoaded === this.#kinds.length) this.#restored.settle()
           }
-          // Read or restored, the tables answer at once, and what requests would otherwise build on first use is
-          // built between the answers (at the first load, once every kind is loaded, so no warm-up delays another
-          // kind's load). After changes, what requests use is carried over and the rest is built on first use:
-          // writes may come every second, and most of what a warm-up builds would never be read in between.
+          // Read or restored, the tables answer at once; what requests would build on first use is built between
+          // the answers (at the first load, once every kind is loaded). After changes, what requests use is carried
+          // over, the rest built on first use: most of what a warm-up builds would not be read before the next.
           if (how === 'read' || how === 'restored') {
             const tables = { matview, prices }
             const held = () => state.matview === tables.matview && state.prices === tables.prices && !this.#closed
@@ -556,6 +566,7 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
 
   /** A load starts reading one of the kind's tables in full: requests go to SQL at once, and the host is told. */
   #readAnew(kind: Kind, state: KindState): void {
+    this.#restored.settle() // a table read in full takes seconds: a start waiting for the index listens now
     state.startReading?.()
     if (state.reading) return
     state.reading = true

@@ -31,8 +31,14 @@ export interface SearchIndexService {
   readonly loaded: boolean
   /** True while the first load, started with the server, runs: readiness reports the instance not ready. */
   readonly warming: boolean
-  /** Starts loading every kind in the background (the server calls it once it listens). */
+  /** Starts loading every kind in the background (the server calls it before it listens). */
   start(): void
+  /**
+   * Settles once every kind answers from the index restored from its snapshot file, as soon as one has to be read
+   * from the database instead (a first start), when the load fails, or after `withinMs`: what a start waits for
+   * before it listens, so a restart's first requests find the index.
+   */
+  restored(withinMs: number): Promise<void>
   /**
    * Brings every kind's index up to the database's current data version (loading what is behind, by the changed
    * rows where the change log covers them); resolves when done. A request whose kind is behind by logged changes
