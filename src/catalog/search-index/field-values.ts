@@ -1,8 +1,14 @@
 import type { ItemField } from '../kinds/kind.js'
-import { type FieldValues, suggestionText } from '../search/suggestion-ranking.js'
+import {
+  type FieldValues,
+  indexedForSimilarity,
+  suggestionText,
+  trigramPostings,
+  withTrigramPostings,
+} from '../search/suggestion-ranking.js'
 import { fieldColumn, type IndexedSearch } from './conditions.js'
 import { substringCandidates } from './matching.js'
-import { NULL_CODE, type Table } from './table.js'
+import { KEPT_MEMOS, NULL_CODE, type Table } from './table.js'
 
 /* The distinct values of an item field with their counts, as suggestions rank them (suggest.ts). */
 
@@ -40,7 +46,7 @@ export function fieldValueCounts(
     })
     const counts = new Uint32Array(column.distinct)
     for (let code = 1; code < column.distinct; code++) counts[code] = column.count(code)
-    return {
+    const list: FieldValues = {
       values: column.values,
       normalised: texts,
       counts,
@@ -49,5 +55,13 @@ export function fieldValueCounts(
         return codes && differing.length > 0 ? [...codes, ...differing] : codes
       },
     }
+    // The similarity postings of a large field, kept with the column's values (and in snapshots, restored here).
+    if (indexedForSimilarity(list)) {
+      withTrigramPostings(
+        texts,
+        column.memo(KEPT_MEMOS.trigrams, () => trigramPostings(list)),
+      )
+    }
+    return list
   })
 }

@@ -11,10 +11,16 @@ import { buildTestApp, eachDatabase, poll } from '../../../test/harness.js'
 import { seedCatalogue } from '../../demo/demo-catalogue.js'
 import type { Kind } from '../kinds/kind.js'
 import { glasses, kinds } from '../kinds/kinds.js'
+import {
+  type FieldValues,
+  rankSuggestions,
+  trigramPostings,
+  withTrigramPostings,
+} from '../search/suggestion-ranking.js'
 import { normSortKey, prepareTextColumn, substringCandidates } from './matching.js'
 import { SearchIndex } from './search-index.js'
 import { readSnapshot, type SnapshotIdentity, snapshotLayout, writeSnapshot } from './snapshot.js'
-import type { Column } from './table.js'
+import { type Column, KEPT_MEMOS } from './table.js'
 
 /*
  * The search index kept on disk between runs: a restart answers from the restored tables with nothing read in full,
@@ -87,8 +93,21 @@ describe('the snapshot file', () => {
     const sorted = normSortKey(brand, false)
     brand.ranks()
     brand.ranks(true)
+    const suggestions = (column: Column): FieldValues => ({
+      values: column.values,
+      normalised: column.norms,
+      counts: Uint32Array.from(column.values, (_, code) => (code === 0 ? 0 : column.count(code))),
+    })
+    brand.memo(KEPT_MEMOS.trigrams, () => trigramPostings(suggestions(brand)))
     const builtKeys = brand.kept().map(([key]) => key)
-    assert.deepEqual(builtKeys.toSorted(), ['grams2', 'grams3', 'lower ranks', 'norm ranks', 'ranks'])
+    assert.deepEqual(builtKeys.toSorted(), [
+      'grams2',
+      'grams3',
+      'lower ranks',
+      'norm ranks',
+      'ranks',
+      'suggestion trigrams',
+    ])
     await writeSnapshot(dir, glasses, layout, identity, written)
 
     const restored = await readSnapshot(dir, glasses, layout, identity)
@@ -104,6 +123,17 @@ describe('the snapshot file', () => {
     for (const needle of ['ay-1', 'ptica-29', 'model', 'zz']) {
       const found = substringCandidates(again, needle)
       assert.deepEqual(found && [...found.codes], [...(substringCandidates(brand, needle)?.codes ?? [])], needle)
+    }
+    // Suggestions rank through the restored trigram postings as through the built ones.
+    const restoredList = suggestions(again)
+    withTrigramPostings(
+      restoredList.normalised,
+      again.memo(KEPT_MEMOS.trigrams, () => assert.fail('rebuilt')),
+    )
+    for (const query of ['ray-12', 'optica 7 model', 'moddel']) {
+      const ranked = rankSuggestions(restoredList, query, 5)
+      assert.equal(ranked.length, 5, query)
+      assert.deepEqual(ranked, rankSuggestions(suggestions(brand), query, 5), query)
     }
     // The small table built nothing, and keeps nothing beside its rows.
     assert.deepEqual((restored.prices.columns.get('brand') as Column).kept(), [])

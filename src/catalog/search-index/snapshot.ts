@@ -78,10 +78,10 @@ interface ColumnHeader {
   readonly type: Column['type']
   readonly width: 1 | 2 | 4
   /**
-   * What was built of the column's values (`Column.kept`): an array is one section; postings are three (the keys,
-   * as doubles, in slot order; the offsets; the items).
+   * What was built of the column's values (`Column.kept`): an array is one section; postings are three (the keys
+   * in slot order, as doubles or as texts separated by U+0000; the offsets; the items).
    */
-  readonly kept: readonly { readonly key: string; readonly shape: 'array' | 'postings' }[]
+  readonly kept: readonly { readonly key: string; readonly shape: 'array' | 'postings' | 'text postings' }[]
 }
 
 /** The kind's tables as restored, and whether they are the data as it stands (`exact`) or a starting point. */
@@ -147,8 +147,14 @@ export async function writeSnapshot(
             kept.push({ key, shape: 'array' })
             await write(bytesOf(value))
           } else {
-            kept.push({ key, shape: 'postings' })
-            await write(bytesOf(Float64Array.from(value.slots.keys())))
+            const keys = [...value.slots.keys()]
+            if (keys.every((slotKey) => typeof slotKey === 'number')) {
+              kept.push({ key, shape: 'postings' })
+              await write(bytesOf(Float64Array.from(keys)))
+            } else {
+              kept.push({ key, shape: 'text postings' })
+              await write(Buffer.from(keys.join('\u0000'), 'utf8'))
+            }
             await write(bytesOf(value.offsets))
             await write(bytesOf(value.items))
           }
@@ -229,6 +235,7 @@ function restore(file: Buffer, layout: string, identity: SnapshotIdentity): Snap
     // A copy of its own: a view would keep the whole file alive as long as any one array of it.
     return make(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), 0, bytes.byteLength / width)
   }
+  const texts = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
   const tables = header.tables.map((table): IdentifiedTable => {
     const columns = new Map<string, Column>()
     for (const spec of table.columns) {
@@ -239,18 +246,18 @@ function restore(file: Buffer, layout: string, identity: SnapshotIdentity): Snap
             ? typed((b, o, l) => new Uint16Array(b, o, l), 2)
             : typed((b, o, l) => new Uint32Array(b, o, l), 4)
       if (codes.length !== table.rows) throw new Error(`column ${spec.name}: ${codes.length} rows of ${table.rows}`)
-      const bytes = next()
-      const values = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8').split('\u0000')
+      const values = texts(next()).split('\u0000')
       const column = new Column(spec.name, spec.type, values, codes)
       const uint32 = () => typed((b, o, l) => new Uint32Array(b, o, l), 4)
       for (const { key, shape } of spec.kept) {
         let value: KeptValue
         if (shape === 'array') value = uint32()
         else {
-          const keys = typed((b, o, l) => new Float64Array(b, o, l), 8)
-          const slots = new Map<number, number>()
-          for (let slot = 0; slot < keys.length; slot++) slots.set(keys[slot] as number, slot)
-          value = { slots, offsets: uint32(), items: uint32() }
+          const keys: ArrayLike<number | string> =
+            shape === 'postings' ? typed((b, o, l) => new Float64Array(b, o, l), 8) : texts(next()).split('\u0000')
+          const slots = new Map<number | string, number>()
+          for (let slot = 0; slot < keys.length; slot++) slots.set(keys[slot] as number | string, slot)
+          value = { slots, offsets: uint32(), items: uint32() } as KeptValue
         }
         column.restoreKept(key, value)
       }

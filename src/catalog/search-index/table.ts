@@ -24,14 +24,14 @@ export interface TextForms {
 /**
  * What a snapshot keeps of a column beside its rows (snapshot.ts): what derives from its values alone and costs a
  * restart most to build again at a million rows (sorting hundreds of thousands of texts, n-gram postings), so a
- * restored kind answers its first requests as fast as a warmed one. Plain numbers only: an array, or postings
- * by numeric keys.
+ * restored kind answers its first requests as fast as a warmed one: an array, or postings by numeric or text keys.
  */
-export type KeptValue = Uint32Array | PackedPostings<number>
+export type KeptValue = Uint32Array | PackedPostings<number> | PackedPostings<string>
 
 /**
  * The memo keys whose values snapshots keep: the n-gram postings of a large dictionary (matching.ts), the ranks of
- * its normal forms (a listing's sort) and its codes in rank order (facets). Named here, so a build reads back the
+ * its normal forms (a listing's sort), its codes in rank order (facets) and its suggestions' trigram postings
+ * (field-values.ts). Named here, so a build reads back the
  * very keys it writes, whichever modules it has loaded.
  */
 export const KEPT_MEMOS = {
@@ -39,6 +39,7 @@ export const KEPT_MEMOS = {
   grams3: 'grams3',
   normRanks: 'norm ranks',
   codesByRank: 'codes by rank',
+  trigrams: 'suggestion trigrams',
 } as const
 const keptMemoKeys = new Set<string>(Object.values(KEPT_MEMOS))
 

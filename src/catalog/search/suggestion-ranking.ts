@@ -96,17 +96,29 @@ const postingsOf = new WeakMap<readonly string[], TrigramPostings>()
 /** The trigram postings of a list of values (built once per list of texts; the search index builds them as it loads). */
 export function trigramPostings(list: FieldValues): TrigramPostings {
   const texts = list.normalised
-  let postings = postingsOf.get(texts)
-  if (!postings) {
-    const packed = packPostings<string>(0, texts.length, (index, visit) => {
-      for (const gram of trigrams(texts[index] as string)) visit(gram)
-    })
-    // A value is listed once under each of its distinct trigrams.
-    const sizes = new Uint32Array(texts.length)
-    for (const index of packed.items) sizes[index] = (sizes[index] as number) + 1
-    postings = { ...packed, sizes }
-    postingsOf.set(texts, postings)
-  }
+  return (
+    postingsOf.get(texts) ??
+    withTrigramPostings(
+      texts,
+      packPostings<string>(0, texts.length, (index, visit) => {
+        for (const gram of trigrams(texts[index] as string)) visit(gram)
+      }),
+    )
+  )
+}
+
+/**
+ * Takes `packed` as the trigram postings of `texts` (as {@link trigramPostings} builds them: the search index keeps
+ * them in its snapshot files, so a restart need not build them again), unless that list has its own already.
+ */
+export function withTrigramPostings(texts: readonly string[], packed: PackedPostings<string>): TrigramPostings {
+  const built = postingsOf.get(texts)
+  if (built) return built
+  // A value is listed once under each of its distinct trigrams.
+  const sizes = new Uint32Array(texts.length)
+  for (const index of packed.items) sizes[index] = (sizes[index] as number) + 1
+  const postings = { slots: packed.slots, offsets: packed.offsets, items: packed.items, sizes }
+  postingsOf.set(texts, postings)
   return postings
 }
 
