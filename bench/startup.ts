@@ -11,7 +11,8 @@ import { buildService, startService } from './service.js'
 /*
  * npm run bench:startup -- [--clients C] [--after S] [--data-dir D]
  * Start-up under load. The service starts on the catalogue already loaded (BENCH_DATABASE_URL, else the embedded
- * database in --data-dir, default bench/.data; `npm run bench` loads one), and from the moment it listens, C
+ * database in --data-dir, default bench/.data; `npm run bench` loads one), and from the moment it listens (which a
+ * restart does once its index is restored; the seconds from the spawn to then are reported), C
  * clients (default 4) send the cold mix's varied counter requests, each once, while its search index loads, until
  * readiness is UP and S seconds beyond (default 10). It starts twice: first with no snapshot of the search index
  * (every table read from the database), then again from the snapshot the first start left (a restart). Every
@@ -189,7 +190,10 @@ process.stdout.write(
       .flatMap(([start, measured]) =>
         (['loading', 'loaded'] as const).map((of) => {
           const s = measured[of]
-          const when = of === 'loading' ? `while loading (ready after ${measured.readySeconds} s)` : 'once loaded'
+          const when =
+            of === 'loading'
+              ? `while loading (listening after ${measured.listeningSeconds} s, ready after ${measured.readySeconds} s)`
+              : 'once loaded'
           return `| ${start} | ${when} | ${s.requests} | ${s.failed} | ${s.p50} | ${s.p99} | ${s.slowest} | ${s.over1s} | ${s.largestStallMs} |`
         }),
       )

@@ -22,6 +22,7 @@ import {
   uncrossedError,
 } from './index-protocol.js'
 import { firstLoad, type KindVersions, readVersions, StartMoment } from './kind-versions.js'
+import { holdsSnapshots } from './snapshot.js'
 import type {
   ListingIndexAnswers,
   SearchIndexLoads,
@@ -164,6 +165,9 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
   }
 
   restored(withinMs: number): Promise<void> {
+    // With no file to restore from, every table is read: nothing to wait for.
+    const dir = this.#workerData.snapshotDir
+    if (!dir || !holdsSnapshots(dir)) return Promise.resolve()
     return this.#restored.within(withinMs)
   }
 

@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs'
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Kind } from '../kinds/kind.js'
@@ -103,7 +104,17 @@ export function snapshotLayout(kind: Kind, tables: { readonly matview: unknown; 
   return JSON.stringify({ kind: kind.path, source: [kind.matview, kind.priceTable], ...tables })
 }
 
-const fileOf = (dir: string, kind: Kind) => join(dir, `${kind.path}.snapshot`)
+const SUFFIX = '.snapshot'
+const fileOf = (dir: string, kind: Kind) => join(dir, `${kind.path}${SUFFIX}`)
+
+/** Whether `dir` holds a snapshot file of any kind: a start with none reads every table, and need not wait. */
+export function holdsSnapshots(dir: string): boolean {
+  try {
+    return readdirSync(dir).some((name) => name.endsWith(SUFFIX))
+  } catch {
+    return false
+  }
+}
 
 /** Sections start at multiples of 8 bytes, each typed array aligned for its width (checked when read). */
 const ALIGN = 8
