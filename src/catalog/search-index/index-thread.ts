@@ -22,7 +22,6 @@ import {
   uncrossedError,
 } from './index-protocol.js'
 import { firstLoad, type KindVersions, readVersions, StartMoment } from './kind-versions.js'
-import { holdsSnapshots } from './snapshot.js'
 import type {
   ListingIndexAnswers,
   SearchIndexLoads,
@@ -30,6 +29,7 @@ import type {
   SearchIndexService,
   SearchIndexStatus,
 } from './service-types.js'
+import { holdsSnapshots } from './snapshot.js'
 
 /*
  * The search index on a thread of its own (index-worker.ts runs it). Loading a kind at a million rows is tens of
