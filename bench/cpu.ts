@@ -50,6 +50,15 @@ const commandOf = (pid: string) => {
   }
 }
 
+/** The parent of a process, or undefined once it has ended. */
+const parentOf = (pid: string): string | undefined => {
+  try {
+    return /^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? ''
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * The PostgreSQL server's processor time so far: every live postgres process, plus what the postmaster has
  * collected from the backends and parallel workers that ended (so one ending between two samples still counts).
@@ -63,9 +72,10 @@ function databaseSeconds(): number | null {
     if (!times) continue
     found = true
     total += times.own
-    // Only the postmaster (whose parent is not postgres) waits for the server's processes.
-    const parent = /^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? ''
-    if (commandOf(parent) !== 'postgres') total += times.children
+    // Only the postmaster (whose parent is not postgres) waits for the server's processes. A backend may end
+    // between the two reads: its time is then the postmaster's to count.
+    const parent = parentOf(pid)
+    if (parent !== undefined && commandOf(parent) !== 'postgres') total += times.children
   }
   return found ? total : null
 }
