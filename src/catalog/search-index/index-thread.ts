@@ -21,7 +21,7 @@ import {
   type ToIndex,
   uncrossedError,
 } from './index-protocol.js'
-import { firstLoad, type KindVersions, readVersions, StartMoment } from './kind-versions.js'
+import { firstLoad, type KindVersions, readVersions, StartMoment, settledWithin } from './kind-versions.js'
 import type {
   ListingIndexAnswers,
   SearchIndexLoads,
@@ -181,16 +181,7 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
     if (this.#closed) return
     this.#closed = true
     if (!this.#started) return
-    if (!this.#failed) {
-      let timer: NodeJS.Timeout | undefined
-      await Promise.race([
-        this.#call({ method: 'close' }).catch(() => {}),
-        new Promise((resolve) => {
-          timer = setTimeout(resolve, CLOSE_WAIT_MS)
-        }),
-      ])
-      clearTimeout(timer)
-    }
+    if (!this.#failed) await settledWithin([this.#call({ method: 'close' })], CLOSE_WAIT_MS)
     // Its end keeps the process alive until it has ended (the thread is unreferenced while idle).
     this.#worker.ref()
     await this.#worker.terminate()

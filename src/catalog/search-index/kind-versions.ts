@@ -41,11 +41,21 @@ export class StartMoment {
   }
 
   /** Settles when the moment has come, or after `ms`. */
-  async within(ms: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined
-    await Promise.race([this.#settled, new Promise((resolve) => (timer = setTimeout(resolve, ms)))])
-    clearTimeout(timer)
+  within(ms: number): Promise<void> {
+    return settledWithin([this.#settled], ms)
   }
+}
+
+/** Settles once any of `promises` settles (a rejection counts, and is not passed on), or after `ms`. */
+export async function settledWithin(promises: readonly Promise<unknown>[], ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  await Promise.race([
+    ...promises.map((promise) => promise.catch(() => {})),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, ms)
+    }),
+  ])
+  clearTimeout(timer)
 }
 
 interface VersionRow {

@@ -17,7 +17,7 @@ import { facetTables } from './facet-counts.js'
 import { fieldValueCounts } from './field-values.js'
 import { type IndexedListing, listingTable } from './glass-listing.js'
 import { type IndexDatabase, indexDatabaseOf } from './index-database.js'
-import { firstLoad, type KindVersions, readVersions, StartMoment } from './kind-versions.js'
+import { firstLoad, type KindVersions, readVersions, StartMoment, settledWithin } from './kind-versions.js'
 import {
   type ColumnSpec,
   databaseForms,
@@ -352,16 +352,8 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
   }
 
   /** Waits for a load until it ends, turns to reading a table in full (`readingAnew`), or `ms` pass. */
-  async #waitFor(loading: Promise<void>, state: KindState, ms: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined
-    await Promise.race([
-      loading.catch(() => {}),
-      state.readingAnew,
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, ms)
-      }),
-    ])
-    clearTimeout(timer)
+  #waitFor(loading: Promise<void>, state: KindState, ms: number): Promise<void> {
+    return settledWithin(state.readingAnew ? [loading, state.readingAnew] : [loading], ms)
   }
 
   #tables(state: KindState): IndexedSearch | undefined {
