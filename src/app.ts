@@ -106,6 +106,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           timezone: config.businessTimezone,
           listingKind: glasses.path,
           snapshotDir: config.searchIndexSnapshotDir,
+          threads: config.searchThreads,
         })
       : new SearchIndex(db, indexLog, { enabled: false, timezone: config.businessTimezone, kinds })
   app.decorate('searchIndex', searchIndex)

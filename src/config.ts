@@ -1,4 +1,5 @@
 import { isIP } from 'node:net'
+import { availableParallelism } from 'node:os'
 import envSchema from 'env-schema'
 import Type, { type Static } from 'typebox'
 
@@ -63,6 +64,7 @@ const EnvSchema = Type.Object({
   PAGE_CACHE_MB: Type.Integer({ minimum: 1, maximum: 65_536, default: 32 }),
   SEARCH_INDEX: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
   SEARCH_INDEX_SNAPSHOT_DIR: Type.String({ minLength: 1, default: './search-index' }),
+  SEARCH_THREADS: Type.Integer({ minimum: 0, maximum: 256, default: 0 }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info' },
@@ -157,6 +159,11 @@ export interface Config {
   readonly searchIndex: 'on' | 'off'
   /** Where the search index keeps its tables between runs; undefined (`off`): nowhere, every start reads them. */
   readonly searchIndexSnapshotDir: string | undefined
+  /**
+   * Threads answering from the search index: its own, which loads it and answers too, and search threads beside it
+   * reading the same tables (SEARCH_THREADS; 0: one per core).
+   */
+  readonly searchThreads: number
   readonly logLevel: string
 }
 
@@ -266,6 +273,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     pageCacheBytes: parsed.PAGE_CACHE_MB * 1024 * 1024,
     searchIndex: parsed.SEARCH_INDEX,
     searchIndexSnapshotDir: parsed.SEARCH_INDEX_SNAPSHOT_DIR === 'off' ? undefined : parsed.SEARCH_INDEX_SNAPSHOT_DIR,
+    searchThreads: parsed.SEARCH_THREADS === 0 ? availableParallelism() : parsed.SEARCH_THREADS,
     matviewRefreshDelayMs: parsed.MATVIEW_REFRESH_DELAY_MS,
     logLevel: parsed.LOG_LEVEL,
   })

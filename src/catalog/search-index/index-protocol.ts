@@ -2,6 +2,7 @@ import type { Text } from '../../domain/messages.js'
 import { ProblemError } from '../../http/problem.js'
 import type { IndexedListing } from './glass-listing.js'
 import type { KindVersions } from './kind-versions.js'
+import type { PublishedKind } from './replica.js'
 import type { SearchIndexLoads } from './service-types.js'
 
 /*
@@ -67,6 +68,43 @@ export type FromIndex =
   | ({ readonly type: 'db'; readonly id: number } & DatabaseAsk)
   | { readonly type: 'load'; readonly kind: string; readonly phase: 'reading' | 'done'; readonly kindsLoaded: number }
   | { readonly type: 'log'; readonly line: string }
+
+/** The service's thread to a search thread (replica-worker.ts): a question, with the versions its kind must show. */
+export interface ToReplica {
+  readonly type: 'call'
+  readonly id: number
+  readonly call: IndexCall
+  readonly wanted: KindVersions
+}
+
+/** A search thread to the service's. */
+export type FromReplica =
+  /** `behind`: the thread holds older tables, or the question needs the database: the index's thread answers. */
+  | {
+      readonly type: 'reply'
+      readonly id: number
+      readonly result?: unknown
+      readonly error?: CrossedError
+      readonly behind?: true
+    }
+  /** The kind's tables it holds now (none: it dropped them, and waits for them whole). */
+  | {
+      readonly type: 'installed'
+      readonly kind: string
+      readonly held?: { readonly matviewVersion: number; readonly dataGeneration: number }
+    }
+  | { readonly type: 'log'; readonly line: string }
+
+/** The index's thread to a search thread, on a channel of their own: the tables, and how to normalise text. */
+export type ToReplicaFromIndex =
+  | ({ readonly type: 'tables' } & PublishedKind)
+  | { readonly type: 'norm'; readonly characters: readonly string[]; readonly answers: readonly string[] }
+
+/** A search thread to the index's: it lost a kind's tables (a publication it could not install), send them whole. */
+export interface FromReplicaToIndex {
+  readonly type: 'resend'
+  readonly kind: string
+}
 
 /**
  * An error as it crosses: its message, the SQLSTATE `code` where the database gave one, and a refusal's problem

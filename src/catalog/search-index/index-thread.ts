@@ -1,4 +1,4 @@
-import type { Worker } from 'node:worker_threads'
+import type { MessagePort, Worker } from 'node:worker_threads'
 import type { FastifyBaseLogger } from 'fastify'
 import { type Database, type RawClient, readQueryOf } from '../../db/database.js'
 import { outsideRequest } from '../../db/request-work.js'
@@ -22,6 +22,7 @@ import {
   uncrossedError,
 } from './index-protocol.js'
 import { firstLoad, type KindVersions, readVersions, StartMoment, settledWithin } from './kind-versions.js'
+import { logLine, SearchThreads } from './search-threads.js'
 import type {
   ListingIndexAnswers,
   SearchIndexLoads,
@@ -53,21 +54,14 @@ export interface IndexThreadOptions {
   readonly holdFirstReadMs?: number | undefined
   /** Where the kinds' tables are kept between runs (snapshot.ts); none: nowhere. */
   readonly snapshotDir?: string | undefined
+  /** The index's ends of the channels to the search threads beside it (search-threads.ts), if any. */
+  readonly replicaPorts?: readonly MessagePort[] | undefined
 }
 
 /** How much of COPY's output crosses in one message (whole chunks, so a little more). */
 const COPY_SLICE_CHARACTERS = 1 << 16
 /** How long closing waits for the index's thread to end its loads (and write its snapshots) before it is stopped. */
 const CLOSE_WAIT_MS = 10_000
-
-const levelNames: Record<number, 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal'> = {
-  10: 'trace',
-  20: 'debug',
-  30: 'info',
-  40: 'warn',
-  50: 'error',
-  60: 'fatal',
-}
 
 /** Thrown into a relayed transaction the index's thread asked to roll back. */
 class RolledBack extends Error {
@@ -82,12 +76,15 @@ interface Relayed {
 
 export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers, ListingIndexAnswers {
   readonly enabled = true
-  readonly served: SearchIndexServed = { index: 0, sql: 0 }
+  readonly served: SearchIndexServed = { index: 0, sql: 0, threads: 0 }
   readonly loads: SearchIndexLoads = { read: 0, changes: 0, restored: 0 }
   readonly #db: Database
   readonly #log: FastifyBaseLogger
   readonly #workerData: IndexThreadOptions
   #started: Worker | undefined
+  readonly #threadCount: number
+  /** The search threads beside the index's (started with it), if SEARCH_THREADS asks for more than one. */
+  #searchThreads: SearchThreads | undefined
   readonly #pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>()
   readonly #transactions = new Map<number, Relayed>()
   /** Every relayed transaction not yet ended, opened or still waiting for its connection. */
@@ -108,9 +105,17 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
   /** Settled once every kind is restored, or one is read from the database, or the load failed (`restored`). */
   readonly #restored = new StartMoment()
 
-  constructor(db: Database, log: FastifyBaseLogger, options: Omit<IndexThreadOptions, 'driver'>) {
+  constructor(
+    db: Database,
+    log: FastifyBaseLogger,
+    options: Omit<IndexThreadOptions, 'driver' | 'replicaPorts'> & {
+      /** Threads answering searches in all (SEARCH_THREADS): the index's own and as many search threads beside it less one. */
+      readonly threads?: number | undefined
+    },
+  ) {
     this.#db = db
     this.#log = log
+    this.#threadCount = Math.max(1, options.threads ?? 1)
     this.#versions = db.committedRead?.(readVersions) ?? new SharedRead(() => readVersions(readQueryOf(db)))
     this.#workerData = {
       driver: db.driver,
@@ -124,7 +129,15 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
   /** The index's thread, started when first asked for (a service that never searches never starts it). */
   get #worker(): Worker {
     if (this.#started) return this.#started
-    const worker = startModuleWorker(import.meta.url, 'index-worker', { workerData: this.#workerData })
+    const { timezone, listingKind } = this.#workerData
+    const threads =
+      this.#threadCount > 1 ? new SearchThreads(this.#threadCount - 1, { timezone, listingKind }, this.#log) : undefined
+    this.#searchThreads = threads
+    const ports = threads?.ports ?? []
+    const worker = startModuleWorker(import.meta.url, 'index-worker', {
+      workerData: { ...this.#workerData, replicaPorts: ports } satisfies IndexThreadOptions,
+      transferList: ports,
+    })
     // The thread never keeps the process alive by itself; closing the service ends it.
     worker.unref()
     worker.on('message', (message: FromIndex) => this.#received(message))
@@ -184,7 +197,7 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
     if (!this.#failed) await settledWithin([this.#call({ method: 'close' })], CLOSE_WAIT_MS)
     // Its end keeps the process alive until it has ended (the thread is unreferenced while idle).
     this.#worker.ref()
-    await this.#worker.terminate()
+    await Promise.all([this.#worker.terminate(), this.#searchThreads?.close()])
     await this.#endRelayed()
   }
 
@@ -217,15 +230,38 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
     })
   }
 
-  /** The index's answer, or undefined (SQL answers) while it is busy reading a table, stopped, or failed. */
+  /**
+   * The index's answer, or undefined (SQL answers) while it is busy reading a table and no search thread holds the
+   * kind, stopped, or failed. A search thread that holds the kind at the versions just read answers when it is less
+   * busy than the index's thread.
+   */
   async #answer<T>(call: IndexCall): Promise<T | undefined> {
-    if (this.#closed || this.#failed || this.#reading.size > 0) {
+    if (this.#closed || this.#failed || (this.#reading.size > 0 && !this.#searchThreads)) {
       this.served.sql++
       return undefined
     }
     let result: unknown
     try {
       const versions = await this.#versions.current()
+      const threads = this.#searchThreads
+      const kind = call.method === 'listing' ? this.#workerData.listingKind : 'kind' in call ? call.kind : undefined
+      const wanted = kind === undefined ? undefined : versions.get(kind)
+      const thread = threads && kind && wanted && threads.pick(kind, wanted, this.#pending.size)
+      if (thread) {
+        const answer = await (threads as SearchThreads).ask(thread, call, wanted as KindVersions)
+        if (!answer.behind) {
+          if (answer.result === undefined) this.served.sql++
+          else {
+            this.served.index++
+            this.served.threads++
+          }
+          return answer.result as T | undefined
+        }
+      }
+      if (this.#reading.size > 0) {
+        this.served.sql++
+        return undefined
+      }
       result = await this.#call(call, versions)
     } catch (error) {
       // The thread stopped meanwhile: SQL answers. An error of the answer itself is the request's.
@@ -267,7 +303,7 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
         if (message.phase === 'reading' || message.kindsLoaded === kinds.length) this.#restored.settle()
         return
       case 'log':
-        this.#logLine(message.line)
+        logLine(this.#log, message.line)
         return
       case 'db': {
         const { id } = message
@@ -386,14 +422,5 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
     for (const waiting of this.#pending.values()) waiting.reject(error)
     this.#pending.clear()
     void this.#endRelayed()
-  }
-
-  #logLine(line: string): void {
-    try {
-      const { level, msg, ...fields } = JSON.parse(line) as { level: number; msg?: string } & Record<string, unknown>
-      this.#log[levelNames[level] ?? 'info'](fields, msg ?? '')
-    } catch {
-      this.#log.info(line)
-    }
   }
 }

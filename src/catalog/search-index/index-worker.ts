@@ -4,18 +4,22 @@ import { pino } from 'pino'
 import type { ReadQuery } from '../../db/database.js'
 import { kindByPath, kinds } from '../kinds/kinds.js'
 import type { FilterValues, SearchRequest } from '../search/search-query.js'
+import type { IndexedSearch } from './conditions.js'
 import { glassListingReader } from './glass-listing-reader.js'
 import type { IndexClient, IndexDatabase } from './index-database.js'
 import {
   crossedError,
   type DatabaseAsk,
   type FromIndex,
+  type FromReplicaToIndex,
   type IndexCall,
   type ToIndex,
+  type ToReplicaFromIndex,
   uncrossedError,
 } from './index-protocol.js'
 import type { IndexThreadOptions } from './index-thread.js'
 import { type KindVersions, readVersions } from './kind-versions.js'
+import { Publisher } from './replica.js'
 import { SearchIndex } from './search-index.js'
 
 /*
@@ -92,12 +96,51 @@ const log: FastifyBaseLogger = pino(
 
 let hold = options.holdFirstReadMs ?? 0
 
+// The search threads beside this one (search-threads.ts): each kind's tables are published to them as they change.
+const replicaPorts = options.replicaPorts ?? []
+const publishers = replicaPorts.map(() => new Publisher())
+const published = new Map<string, IndexedSearch>()
+let normPublished = false
+
+function publish(kind: string, tables: IndexedSearch, whole: boolean, only?: number): void {
+  const probed = normPublished ? undefined : index.probedNorm
+  replicaPorts.forEach((replicaPort, at) => {
+    if (only !== undefined && at !== only) return
+    const publisher = publishers[at] as Publisher
+    try {
+      if (probed) replicaPort.postMessage({ type: 'norm', ...probed.probe } satisfies ToReplicaFromIndex)
+      replicaPort.postMessage({
+        type: 'tables',
+        ...publisher.publish(kind, tables, whole),
+      } satisfies ToReplicaFromIndex)
+    } catch (error) {
+      // The thread keeps what it held (older versions: nothing is asked of it for this kind) until a later publication.
+      publisher.forget(kind)
+      log.warn({ err: error, kind }, 'search index: tables not published to a search thread')
+    }
+  })
+  if (probed && only === undefined) normPublished = true
+}
+
+replicaPorts.forEach((replicaPort, at) => {
+  replicaPort.on('message', (message: FromReplicaToIndex) => {
+    ;(publishers[at] as Publisher).forget(message.kind)
+    const tables = published.get(message.kind)
+    if (tables) publish(message.kind, tables, true, at)
+  })
+})
+
 const index = new SearchIndex(database, log, {
   enabled: true,
   timezone: options.timezone,
   kinds,
   listing: options.listingKind ? glassListingReader(options.listingKind) : undefined,
   snapshotDir: options.snapshotDir,
+  onTables: (kind, tables, whole) => {
+    if (replicaPorts.length === 0) return
+    published.set(kind.path, tables)
+    publish(kind.path, tables, whole)
+  },
   onLoad: ({ kind, phase }) => {
     post({ type: 'load', kind, phase, kindsLoaded: index.status.kindsLoaded })
     if (phase === 'reading' && hold > 0) {

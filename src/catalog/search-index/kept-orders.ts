@@ -1,6 +1,6 @@
 import { columnOf } from './conditions.js'
 import { normSortKey, type SortKey, sortKey } from './matching.js'
-import { countingPass, Lazy, type Table } from './table.js'
+import { countingPass, Lazy, sharedUint32, type Table } from './table.js'
 
 /*
  * A table's rows in a requested order, computed once and kept per table (the commonest orders are built at load),
@@ -70,7 +70,29 @@ function sortRows(table: Table, specs: readonly KeySpec[], tieDescending: boolea
     for (let row = 0; row < table.rows; row++) rank[row] = ranks[codes[row] as number] as number
     order = countingPass(order, rank, range)
   }
-  return order === table.rowByTie ? order.slice() : order
+  // In shared memory, as the table's own arrays (a search thread reads the order kept here, replica.ts).
+  const rows = sharedUint32(table.rows)
+  rows.set(order)
+  return rows
+}
+
+/** The orders kept for the table and computed already (what a search thread is given of them, replica.ts). */
+export function computedOrders(table: Table): { specs: KeySpec[]; tieDescending: boolean; rows: Uint32Array }[] {
+  const kept = keptOrders.get(table)
+  if (!kept) return []
+  return [...kept.values()]
+    .filter((order) => order.rows.ready)
+    .map(({ specs, tieDescending, rows }) => ({ specs: [...specs], tieDescending, rows: rows.get() }))
+}
+
+/** Keeps, for the table, its rows in that order as computed elsewhere ({@link computedOrders}). */
+export function keepComputedOrder(
+  table: Table,
+  specs: readonly KeySpec[],
+  tieDescending: boolean,
+  rows: Uint32Array,
+): void {
+  keep(table, { specs, tieDescending, rows: Lazy.of(rows) })
 }
 
 function keep(table: Table, order: KeptOrder): void {
@@ -140,7 +162,7 @@ function carryOrder(
     const row = oldToNew[rows[index] as number] as number
     if (row >= 0) remaining[count++] = row
   }
-  const order = new Uint32Array(next.rows)
+  const order = sharedUint32(next.rows)
   let out = 0
   let from = 0
   let low = 0

@@ -8,6 +8,8 @@ import {
   countingPass,
   NULL_CODE,
   rowRanks,
+  sharedFloat64,
+  sharedUint32,
   sortByIds,
   type Table,
   type TextForms,
@@ -172,7 +174,7 @@ async function readTable(
   }
   const position = new Uint32Array(rows)
   for (let index = 0; index < rows; index++) position[natural[index] as number] = index
-  const rowByTie = new Uint32Array(rows)
+  const rowByTie = sharedUint32(rows)
   for (let rank = 0; rank < rows; rank++) rowByTie[rank] = position[byTie[rank] as number] as number
 
   const columns = new Map<string, Column>()
@@ -184,7 +186,7 @@ async function readTable(
   const forms = await databaseForms(client, [...nonAscii])
   for (const column of columns.values()) if (column.type === 'text') column.setForms(forms)
   const orderedIds = ids.map((id) => {
-    const ordered = new Float64Array(rows)
+    const ordered = sharedFloat64(rows)
     for (let index = 0; index < rows; index++) ordered[index] = id[natural[index] as number] as number
     return ordered
   })

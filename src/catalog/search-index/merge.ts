@@ -1,4 +1,13 @@
-import { type Codes, type Column, codesFor, type Table, type TextForms, tieOf } from './table.js'
+import {
+  type Codes,
+  type Column,
+  codesFor,
+  sharedFloat64,
+  sharedUint32,
+  type Table,
+  type TextForms,
+  tieOf,
+} from './table.js'
 
 /*
  * A table brought to a later data version by its changed rows alone: the rows that changed (or went) are dropped,
@@ -179,11 +188,11 @@ export function mergeRows(
   if (inPlace) {
     return { rows, columns, ids: oldIds, tie: table.tie, rowByTie: table.rowByTie, oldToNew, addedRows: addedToNew }
   }
-  const ids = oldIds.map((old, index) => gather(new Float64Array(rows), old, changes.ids[index] as Float64Array))
+  const ids = oldIds.map((old, index) => gather(sharedFloat64(rows), old, changes.ids[index] as Float64Array))
 
   // The tiebreak order: the old one without the dropped rows, the added rows merged in by their ids.
   const addedByIds = Array.from({ length: added }, (_, row) => row).sort((a, b) => compareIds(a, changes.ids, b))
-  const rowByTie = new Uint32Array(rows)
+  const rowByTie = sharedUint32(rows)
   let rank = 0
   let nextAdded = 0
   for (let index = 0; index < oldRows; index++) {

@@ -652,9 +652,10 @@ eachDatabase('the search index answers exactly as SQL does', (ctx) => {
     }
   })
   const sqlApp = useTestApp(ctx, { env: { SEARCH_INDEX: 'off', RESULT_CACHE: 'off' } })
-  const indexApp = useTestApp(ctx, { env: { SEARCH_INDEX: 'on', RESULT_CACHE: 'off' } })
+  // Two search threads here (the index's own and one beside it, replica.ts), one with the cache: both engines.
+  const indexApp = useTestApp(ctx, { env: { SEARCH_INDEX: 'on', RESULT_CACHE: 'off', SEARCH_THREADS: '2' } })
   const cachedSqlApp = useTestApp(ctx, { env: { SEARCH_INDEX: 'off', RESULT_CACHE: 'on' } })
-  const cachedIndexApp = useTestApp(ctx, { env: { SEARCH_INDEX: 'on', RESULT_CACHE: 'on' } })
+  const cachedIndexApp = useTestApp(ctx, { env: { SEARCH_INDEX: 'on', RESULT_CACHE: 'on', SEARCH_THREADS: '1' } })
 
   /** Grows the pools with the texts a write brought in, so later reads look for them. */
   function remember(kindPath: string, name: string, value: string): void {
@@ -905,7 +906,7 @@ eachDatabase('the search index answers exactly as SQL does', (ctx) => {
       `reads ${counts.reads} (200: ${counts.ok}, with results: ${counts.nonEmpty}, exact with results: ` +
         `${counts.exactNonEmpty}), writes ${counts.writes}, ` +
         `statuses ${JSON.stringify(Object.fromEntries(counts.statuses))}, ` +
-        `index answered ${served.index}, SQL ${served.sql}`,
+        `index answered ${served.index} (its search thread ${served.threads}), SQL ${served.sql}`,
     )
     // The generator reaches answers with results, not only refusals and empty pages.
     assert.ok(counts.ok > counts.reads / 2, `only ${counts.ok} of ${counts.reads} reads answered 200`)
@@ -913,5 +914,9 @@ eachDatabase('the search index answers exactly as SQL does', (ctx) => {
     assert.ok(counts.exactNonEmpty > 0, 'no read with exact filters had results')
     // The index really answered: the equality above was not SQL against SQL throughout.
     assert.ok(served.index > 0, `the index answered no request (SQL answered ${served.sql})`)
+    // Both threads answered: the search thread's tables, brought forward by publications after writes, and the
+    // index's own where the search thread was behind.
+    assert.ok(served.threads > 0, 'the search thread answered no request')
+    assert.ok(served.index > served.threads, "the index's own thread answered no request")
   })
 })

@@ -2,20 +2,17 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Database, ReadQuery } from '../../db/database.js'
 import { outsideRequest } from '../../db/request-work.js'
 import { SharedRead } from '../../db/shared-read.js'
-import { GLASS_PRICE_TEXT_FIELDS, readsSkus } from '../../domain/glass-price-fields.js'
 import type { GlassPriceListItem } from '../../glass-prices/glass-price-schemas.js'
 import type { Page } from '../../http/page.js'
 import type { ItemField, Kind } from '../kinds/kind.js'
 import type { Facets } from '../search/facet-fields.js'
 import type { SearchIndexAnswers } from '../search/index-answers.js'
-import { activeFilters, type ExactFilters, type FilterValues, type SearchRequest } from '../search/search-query.js'
-import { rankSuggestions, type Suggestion } from '../search/suggestion-ranking.js'
+import type { ExactFilters, FilterValues, SearchRequest } from '../search/search-query.js'
+import type { Suggestion } from '../search/suggestion-ranking.js'
 import { applyMatviewChanges, applyPriceChanges, changedIds, patchMatviewTable, patchPriceTable } from './changes.js'
-import { type IndexedSearch, NotIndexable } from './conditions.js'
+import type { IndexedSearch } from './conditions.js'
 import { probeDatabase } from './database-probe.js'
-import { facetTables } from './facet-counts.js'
-import { fieldValueCounts } from './field-values.js'
-import { type IndexedListing, listingTable } from './glass-listing.js'
+import type { IndexedListing } from './glass-listing.js'
 import { type IndexDatabase, indexDatabaseOf } from './index-database.js'
 import { firstLoad, type KindVersions, readVersions, StartMoment, settledWithin } from './kind-versions.js'
 import {
@@ -28,8 +25,7 @@ import {
   type PriceTableReader,
   priceColumnSpecs,
 } from './load.js'
-import { withScratch } from './scratch.js'
-import { searchTables } from './search.js'
+import { computeAnswer, holdsVersions, localNormOf, type Question, questions, textsToNormalise } from './questions.js'
 import type {
   ListingIndexAnswers,
   SearchIndexLoads,
@@ -39,7 +35,7 @@ import type {
 } from './service-types.js'
 import type { SnapshotIdentity } from './snapshot.js'
 import { type HeldTables, SnapshotKeeper } from './snapshot-keeper.js'
-import { asciiNorm, type ProbedNorm } from './text.js'
+import type { ProbedNorm } from './text.js'
 import { warmTablesAnswering } from './warm-up.js'
 
 /*
@@ -101,10 +97,11 @@ interface KindState {
 
 export class SearchIndex implements SearchIndexService, SearchIndexAnswers, ListingIndexAnswers {
   readonly enabled: boolean
-  readonly served: SearchIndexServed = { index: 0, sql: 0 }
+  readonly served: SearchIndexServed = { index: 0, sql: 0, threads: 0 }
   readonly loads: SearchIndexLoads = { read: 0, changes: 0, restored: 0 }
   readonly #db: IndexDatabase
   readonly #onLoad: ((event: LoadEvent) => void) | undefined
+  readonly #onTables: ((kind: Kind, tables: IndexedSearch, whole: boolean) => void) | undefined
   readonly #log: FastifyBaseLogger
   readonly #kinds: readonly Kind[]
   /** The listing's reader of a price table, and the kind it reads. */
@@ -138,6 +135,11 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
       listing?: PriceTableReader | undefined
       /** Told when a kind starts reading a table in full and when its load ends. */
       onLoad?: (event: LoadEvent) => void
+      /**
+       * Told each time a kind's tables are replaced (the search threads' replicas follow, replica.ts); `whole`: read
+       * or restored in full, not brought forward by changes.
+       */
+      onTables?: (kind: Kind, tables: IndexedSearch, whole: boolean) => void
       /** A directory to keep the kinds' tables in between runs (snapshot.ts). */
       snapshotDir?: string | undefined
       /** How often moved tables are written there (default 10 minutes): a restart after a crash finds them. */
@@ -155,6 +157,7 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
           })
     this.#db = 'readQuery' in db ? db : indexDatabaseOf(db)
     this.#onLoad = options.onLoad
+    this.#onTables = options.onTables
     this.#log = log
     this.#kinds = options.kinds
     const { listing } = options
@@ -256,16 +259,12 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
    * data, or a filter only SQL can read).
    */
   search(kind: Kind, request: SearchRequest): Promise<Page<Record<string, unknown>> | undefined> {
-    return this.#answer(kind, request.byPriceList, request.filters, (tables, norm) =>
-      searchTables(kind, tables, request, norm),
-    )
+    return this.#answer(questions.search(kind, request)) as Promise<Page<Record<string, unknown>> | undefined>
   }
 
   /** The facets of a search body (prescription already read), or undefined when SQL must answer. */
   facets(kind: Kind, byPriceList: boolean, filters: FilterValues, exact?: ExactFilters): Promise<Facets | undefined> {
-    return this.#answer(kind, byPriceList, filters, (tables, norm) =>
-      facetTables(kind, tables, byPriceList, filters, norm, exact),
-    )
+    return this.#answer(questions.facets(kind, byPriceList, filters, exact)) as Promise<Facets | undefined>
   }
 
   /** A page of the glass price listing, or undefined when SQL must answer. */
@@ -273,16 +272,7 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
     // The index holds each entry's business day in the configured zone only.
     const listing = this.#listing
     if (!listing || request.timezone !== this.#timezone) return Promise.resolve(this.#bySql())
-    // Every described text filter's value is normalised (domain/glass-price-fields.ts), whatever the kind's filters.
-    const texts = GLASS_PRICE_TEXT_FIELDS.flatMap(({ name }) => request.filter[name] ?? [])
-    // A filter on the SKUs' attribute reads the matview too, as a price-list search does: both must be current.
-    return this.#answer(
-      listing.kind,
-      readsSkus(request.filter) ? true : 'listing',
-      {},
-      (tables, norm) => listingTable({ ...tables, kind: listing.kind }, request, norm),
-      texts,
-    )
+    return this.#answer(questions.listing(listing.kind, request)) as Promise<Page<GlassPriceListItem> | undefined>
   }
 
   /** The best `limit` suggestions for a normalised query, or undefined when SQL must answer. */
@@ -293,21 +283,18 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
     query: string,
     limit: number,
   ): Promise<Suggestion[] | undefined> {
-    return this.#answer(kind, byPriceList, {}, (tables) => {
-      const values = fieldValueCounts(tables, field, byPriceList)
-      if (!values) throw new NotIndexable('no such field in this mode')
-      return rankSuggestions(values, query, limit)
-    })
+    return this.#answer(questions.suggestions(kind, field, byPriceList, query, limit)) as Promise<
+      Suggestion[] | undefined
+    >
   }
 
-  async #answer<T>(
-    kind: Kind,
-    reads: boolean | 'listing',
-    filters: FilterValues,
-    compute: (tables: IndexedSearch, norm: (text: string) => string) => T,
-    /** Texts `norm` reads beside the kind's substring filters' values (the glass price listing's). */
-    moreTexts: readonly string[] = [],
-  ): Promise<T | undefined> {
+  /** `optics_norm` as the probe found the database computes it, for the search threads (replica.ts). */
+  get probedNorm(): ProbedNorm | undefined {
+    return this.#probedNorm
+  }
+
+  async #answer<T>(question: Question<T>): Promise<T | undefined> {
+    const { kind, reads } = question
     const state = this.#states.get(kind.path)
     if (!this.enabled || this.#closed || !state) return this.#bySql()
     if (!state.matview || !state.prices) {
@@ -315,12 +302,8 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
       if (loading) await this.#waitFor(loading, state, RESTORE_WAIT_MS)
       if (!state.matview || !state.prices) return this.#bySql()
     }
-    const localNorm = (text: string) => asciiNorm(text) ?? this.#probedNorm?.norm(text)
-    const texts = new Set<string>()
-    for (const { filter, value } of activeFilters(kind, filters)) {
-      if (filter.match === 'substring' && localNorm(String(value)) === undefined) texts.add(String(value))
-    }
-    for (const text of moreTexts) if (localNorm(text) === undefined) texts.add(text)
+    const localNorm = localNormOf(this.#probedNorm)
+    const texts = textsToNormalise(question, localNorm)
     const [versions, norms] = await Promise.all([
       this.#versions.current(),
       texts.size > 0 ? this.#norms([...texts]) : undefined,
@@ -329,7 +312,7 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
     if (!wanted) return this.#bySql()
     // Read after the versions: a load that finished meanwhile may already hold them.
     let tables = this.#tables(state)
-    if (!tables || !this.#fresh(tables, wanted, reads)) {
+    if (!tables || !holdsVersions(tables, wanted, reads)) {
       const loading = this.#startLoad(kind)
       if (loading) {
         // A few changes are applied in milliseconds; every row read again and patched takes a second or two at a
@@ -338,17 +321,12 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
         await this.#waitFor(loading, state, this.#incremental(state, wanted) ? CATCH_UP_WAIT_MS : PATCH_WAIT_MS)
         tables = this.#tables(state)
       }
-      if (!tables || !this.#fresh(tables, wanted, reads)) return this.#bySql()
+      if (!tables || !holdsVersions(tables, wanted, reads)) return this.#bySql()
     }
-    try {
-      // The answer's working arrays come from buffers kept between answers (scratch.ts).
-      const result = withScratch(() => compute(tables, (text) => localNorm(text) ?? (norms?.get(text) as string)))
-      this.served.index++
-      return result
-    } catch (error) {
-      if (error instanceof NotIndexable) return this.#bySql()
-      throw error
-    }
+    const result = computeAnswer(question, tables, (text) => localNorm(text) ?? (norms?.get(text) as string))
+    if (result === undefined) return this.#bySql()
+    this.served.index++
+    return result
   }
 
   /** Waits for a load until it ends, turns to reading a table in full (`readingAnew`), or `ms` pass. */
@@ -374,20 +352,9 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
     return undefined
   }
 
-  /**
-   * Whether the tables show (at least) the versions a search in this mode (or the listing, the price list alone)
-   * reads. Both tables always come from one snapshot (a load replaces them together), so a newer pair is a state the
-   * database has shown since the request arrived.
-   */
-  #fresh(tables: IndexedSearch, wanted: KindVersions, byPriceList: boolean | 'listing'): boolean {
-    if (byPriceList === 'listing') return tables.prices.dataGeneration >= wanted.dataGeneration
-    if (tables.matview.matviewVersion < wanted.matviewVersion) return false
-    return !byPriceList || tables.prices.dataGeneration >= wanted.dataGeneration
-  }
-
   #current(state: KindState, wanted: KindVersions, byPriceList: boolean): boolean {
     const tables = this.#tables(state)
-    return !!tables && this.#fresh(tables, wanted, byPriceList)
+    return !!tables && holdsVersions(tables, wanted, byPriceList)
   }
 
   #startLoad(kind: Kind): Promise<void> | undefined {
@@ -502,6 +469,7 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
           state.matview = matview
           state.prices = prices
           state.identity = identity
+          if (how !== 'none') this.#onTables?.(kind, { matview, prices }, how === 'read' || how === 'restored')
           if (how === 'restored') {
             // Loaded as far as readiness tells (no table was read in full, so the end is not told below).
             this.#onLoad?.({ kind: kind.path, phase: 'done' })

@@ -13,6 +13,8 @@ export interface SearchIndexServed {
   index: number
   /** Answers given from SQL because the index was off, loading or behind the data. */
   sql: number
+  /** Of the answers from the index, those the search threads beside its own gave (SEARCH_THREADS). */
+  threads: number
 }
 
 export interface SearchIndexLoads {

@@ -243,8 +243,11 @@ function restore(file: Buffer, layout: string, identity: SnapshotIdentity): Snap
   const typed = <T>(make: (buffer: ArrayBufferLike, offset: number, length: number) => T, width: number) => {
     const bytes = next()
     if (bytes.byteLength % width !== 0 || bytes.byteOffset % width !== 0) throw new Error('misaligned')
-    // A copy of its own: a view would keep the whole file alive as long as any one array of it.
-    return make(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), 0, bytes.byteLength / width)
+    // A copy of its own, in shared memory as a table's arrays are (table.ts): a view would keep the whole file
+    // alive as long as any one array of it.
+    const copy = new SharedArrayBuffer(bytes.byteLength)
+    new Uint8Array(copy).set(bytes)
+    return make(copy, 0, bytes.byteLength / width)
   }
   const texts = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
   const tables = header.tables.map((table): IdentifiedTable => {

@@ -155,20 +155,30 @@ export class Column {
    */
   extend(values: readonly (string | null)[], forms: ReadonlyMap<string, TextForms>): Column {
     const added = this.newValues(values)
-    const dictionary = added.length === 0 ? (this.values as string[]) : [...this.values, ...added]
+    const distinct = this.values.length + added.length
     this.codeOf('')
     const codeOf = this.#codeOf as Map<string, number>
     for (let index = 0; index < added.length; index++) codeOf.set(added[index] as string, this.values.length + index)
-    const codes = codesFor(dictionary.length, values.length)
+    const codes = codesFor(distinct, values.length)
     for (let row = 0; row < values.length; row++) {
       const value = values[row] as string | null
       codes[row] = value === null ? NULL_CODE : (codeOf.get(value) as number)
     }
     if (added.length === 0) return this.withCodes(codes)
+    const column = this.withAddedValues(added, codes, forms)
+    column.#codeOf = codeOf
+    return column
+  }
+
+  /**
+   * A column of the same name whose dictionary is this one's with `added` at the end, holding `codes` as its rows
+   * (in that dictionary); `forms`: the normal forms of the added non-ASCII text values.
+   */
+  withAddedValues(added: readonly string[], codes: Codes, forms: ReadonlyMap<string, TextForms>): Column {
+    const dictionary = [...this.values, ...added]
     const json = [...this.json]
     for (const value of added) json.push(this.type === 'text' ? value : Number(value))
     const column = new Column(this.name, this.type, dictionary, codes, json)
-    column.#codeOf = codeOf
     if (this.type === 'text' && this.#norms) {
       const more = new Column(this.name, this.type, ['', ...added], new Uint8Array(0))
       more.setForms(forms)
@@ -176,6 +186,19 @@ export class Column {
       column.#lowers = [...(this.#lowers as string[]), ...more.lowers.slice(1)]
     } else if (this.type === 'text') column.setForms(forms)
     return column
+  }
+
+  /** The normal forms of the non-ASCII values among codes `from` and after (what {@link setForms} must be given). */
+  nonAsciiForms(from = 1): Map<string, TextForms> {
+    const forms = new Map<string, TextForms>()
+    if (this.type !== 'text') return forms
+    for (let code = Math.max(from, 1); code < this.values.length; code++) {
+      const value = this.values[code] as string
+      if (asciiNorm(value) === undefined) {
+        forms.set(value, { norm: this.norms[code] as string, lower: this.lowers[code] as string })
+      }
+    }
+    return forms
   }
 
   /** The same values with other rows (`codes` in this column's dictionary), sharing what derives from the values. */
@@ -421,10 +444,23 @@ export class ColumnBuilder {
   }
 }
 
-/** An array of `rows` codes, as narrow as `distinct` codes allow. */
+/**
+ * An array of `rows` codes, as narrow as `distinct` codes allow. Like every array a table's rows keep, it lives in
+ * shared memory, so the search threads read the one copy (replica.ts).
+ */
 export function codesFor(distinct: number, rows: number): Codes {
-  return distinct <= 0x100 ? new Uint8Array(rows) : distinct <= 0x10000 ? new Uint16Array(rows) : new Uint32Array(rows)
+  return distinct <= 0x100
+    ? new Uint8Array(new SharedArrayBuffer(rows))
+    : distinct <= 0x10000
+      ? new Uint16Array(new SharedArrayBuffer(rows * 2))
+      : new Uint32Array(new SharedArrayBuffer(rows * 4))
 }
+
+/** `length` zeros in shared memory (see {@link codesFor}). */
+export const sharedUint32 = (length: number): Uint32Array<SharedArrayBuffer> =>
+  new Uint32Array(new SharedArrayBuffer(length * 4))
+export const sharedFloat64 = (length: number): Float64Array<SharedArrayBuffer> =>
+  new Float64Array(new SharedArrayBuffer(length * 8))
 
 /** Rows in their stored order, by column name; `tie` orders rows by the SQL path's unique tiebreak. */
 export interface Table {
@@ -485,7 +521,7 @@ export function rowRanks(column: Column): Uint32Array {
 
 /** `tie` and `rowByTie` from the rows in tiebreak order. */
 export function tieOf(rowByTie: Uint32Array): Pick<Table, 'tie' | 'rowByTie'> {
-  const tie = new Uint32Array(rowByTie.length)
+  const tie = sharedUint32(rowByTie.length)
   for (let rank = 0; rank < rowByTie.length; rank++) tie[rowByTie[rank] as number] = rank
   return { tie, rowByTie }
 }

@@ -59,8 +59,12 @@ export class ProbedNorm {
   /** Whether the database agrees on ASCII's letters (every database the index runs on should). */
   readonly asciiAgrees: boolean
 
+  /** What it was built from: another thread builds the same one from it (replica.ts). */
+  readonly probe: { readonly characters: readonly string[]; readonly answers: readonly string[] }
+
   /** `answers`: the database's `optics_norm` of each of {@link normProbeCharacters}, in that order. */
   constructor(characters: readonly string[], answers: readonly string[]) {
+    this.probe = { characters, answers }
     let asciiAgrees = true
     characters.forEach((character, index) => {
       const agrees = localNorm(character) === answers[index]

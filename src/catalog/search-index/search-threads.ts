@@ -1,0 +1,153 @@
+import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads'
+import type { FastifyBaseLogger } from 'fastify'
+import { startModuleWorker } from '../../domain/module-worker.js'
+import { type FromReplica, type IndexCall, type ToReplica, uncrossedError } from './index-protocol.js'
+import type { KindVersions } from './kind-versions.js'
+import type { ReplicaThreadOptions } from './replica-worker.js'
+
+/*
+ * The search threads beside the index's own (SEARCH_THREADS; replica.ts, replica-worker.ts), as the service's thread
+ * sees them: which kinds' tables each holds, at which versions, and how many questions each has in hand. A question
+ * goes to the least busy thread that holds its kind at the versions it must read; the index's thread answers what
+ * none holds yet.
+ */
+
+/** A search thread's answer: `behind` where it could not answer (the index's thread then does). */
+export type ThreadAnswer = { readonly behind: true } | { readonly behind: false; readonly result: unknown }
+
+class SearchThread {
+  readonly worker: Worker
+  /** Per kind, the versions of the tables it holds. */
+  readonly held = new Map<string, { readonly matviewVersion: number; readonly dataGeneration: number }>()
+  readonly pending = new Map<number, { resolve: (answer: ThreadAnswer) => void; reject: (error: Error) => void }>()
+  failed = false
+
+  constructor(worker: Worker) {
+    this.worker = worker
+  }
+
+  holds(kind: string, wanted: KindVersions): boolean {
+    const held = this.held.get(kind)
+    return (
+      !this.failed &&
+      !!held &&
+      held.matviewVersion >= wanted.matviewVersion &&
+      held.dataGeneration >= wanted.dataGeneration
+    )
+  }
+}
+
+export class SearchThreads {
+  readonly #threads: SearchThread[] = []
+  /** The index's ends of the threads' channels (for index-worker.ts to publish through). */
+  readonly ports: MessagePort[] = []
+  readonly #log: FastifyBaseLogger
+  #nextId = 1
+
+  /** Starts `count` search threads. */
+  constructor(count: number, options: Omit<ReplicaThreadOptions, 'port'>, log: FastifyBaseLogger) {
+    this.#log = log
+    for (let index = 0; index < count; index++) {
+      const { port1, port2 } = new MessageChannel()
+      const worker = startModuleWorker(import.meta.url, 'replica-worker', {
+        workerData: { ...options, port: port2 } satisfies ReplicaThreadOptions,
+        transferList: [port2],
+      })
+      worker.unref()
+      const thread = new SearchThread(worker)
+      worker.on('message', (message: FromReplica) => this.#received(thread, message))
+      worker.on('error', (error) => this.#fail(thread, error))
+      worker.on('exit', (code) => this.#fail(thread, new Error(`a search thread exited (code ${code})`)))
+      this.#threads.push(thread)
+      this.ports.push(port1)
+    }
+  }
+
+  get count(): number {
+    return this.#threads.length
+  }
+
+  /**
+   * The least busy search thread holding the kind at `wanted`, if it has fewer questions in hand than `indexBusy`
+   * (the index's thread's); else undefined (the index's thread answers).
+   */
+  pick(kind: string, wanted: KindVersions, indexBusy: number): SearchThread | undefined {
+    let best: SearchThread | undefined
+    for (const thread of this.#threads) {
+      if (!thread.holds(kind, wanted)) continue
+      if (!best || thread.pending.size < best.pending.size) best = thread
+    }
+    return best && best.pending.size <= indexBusy ? best : undefined
+  }
+
+  ask(thread: SearchThread, call: IndexCall, wanted: KindVersions): Promise<ThreadAnswer> {
+    const id = this.#nextId++
+    return new Promise((resolve, reject) => {
+      thread.pending.set(id, { resolve, reject })
+      thread.worker.postMessage({ type: 'call', id, call, wanted } satisfies ToReplica)
+    })
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(
+      this.#threads.map(async (thread) => {
+        thread.failed = true
+        this.#release(thread)
+        await thread.worker.terminate()
+      }),
+    )
+  }
+
+  #received(thread: SearchThread, message: FromReplica): void {
+    switch (message.type) {
+      case 'reply': {
+        const waiting = thread.pending.get(message.id)
+        thread.pending.delete(message.id)
+        if (message.error) waiting?.reject(uncrossedError(message.error))
+        else if (message.behind) waiting?.resolve({ behind: true })
+        else waiting?.resolve({ behind: false, result: message.result })
+        return
+      }
+      case 'installed':
+        if (message.held) thread.held.set(message.kind, message.held)
+        else thread.held.delete(message.kind)
+        return
+      case 'log':
+        logLine(this.#log, message.line)
+        return
+    }
+  }
+
+  #fail(thread: SearchThread, error: Error): void {
+    if (thread.failed) return
+    thread.failed = true
+    this.#log.error({ err: error }, "search index: a search thread failed; the index's thread answers its share")
+    this.#release(thread)
+  }
+
+  /** Questions in hand of a stopped thread go to the index's thread. */
+  #release(thread: SearchThread): void {
+    for (const waiting of thread.pending.values()) waiting.resolve({ behind: true })
+    thread.pending.clear()
+    thread.held.clear()
+  }
+}
+
+const levelNames: Record<number, 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal'> = {
+  10: 'trace',
+  20: 'debug',
+  30: 'info',
+  40: 'warn',
+  50: 'error',
+  60: 'fatal',
+}
+
+/** A line another thread's logger wrote, written as the service's own at the level it is set to now. */
+export function logLine(log: FastifyBaseLogger, line: string): void {
+  try {
+    const { level, msg, ...fields } = JSON.parse(line) as { level: number; msg?: string } & Record<string, unknown>
+    log[levelNames[level] ?? 'info'](fields, msg ?? '')
+  } catch {
+    log.info(line)
+  }
+}
