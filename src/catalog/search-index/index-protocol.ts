@@ -2,7 +2,7 @@ import type { Text } from '../../domain/messages.js'
 import { ProblemError } from '../../http/problem.js'
 import type { IndexedListing } from './glass-listing.js'
 import type { KindVersions } from './kind-versions.js'
-import type { PublishedKind } from './replica.js'
+import type { PublishedBuilt, PublishedKind } from './replica.js'
 import type { SearchIndexLoads } from './service-types.js'
 
 /*
@@ -98,6 +98,7 @@ export type FromReplica =
 /** The index's thread to a search thread, on a channel of their own: the tables, and how to normalise text. */
 export type ToReplicaFromIndex =
   | ({ readonly type: 'tables' } & PublishedKind)
+  | ({ readonly type: 'built' } & PublishedBuilt)
   | { readonly type: 'norm'; readonly characters: readonly string[]; readonly answers: readonly string[] }
 
 /** A search thread to the index's: it lost a kind's tables (a publication it could not install), send them whole. */

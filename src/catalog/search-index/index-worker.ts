@@ -102,7 +102,7 @@ const publishers = replicaPorts.map(() => new Publisher())
 const published = new Map<string, IndexedSearch>()
 let normPublished = false
 
-function publish(kind: string, tables: IndexedSearch, whole: boolean, only?: number): void {
+function publish(kind: string, tables: IndexedSearch, only?: number): void {
   const probed = normPublished ? undefined : index.probedNorm
   replicaPorts.forEach((replicaPort, at) => {
     if (only !== undefined && at !== only) return
@@ -111,7 +111,7 @@ function publish(kind: string, tables: IndexedSearch, whole: boolean, only?: num
       if (probed) replicaPort.postMessage({ type: 'norm', ...probed.probe } satisfies ToReplicaFromIndex)
       replicaPort.postMessage({
         type: 'tables',
-        ...publisher.publish(kind, tables, whole),
+        ...publisher.publish(kind, tables),
       } satisfies ToReplicaFromIndex)
     } catch (error) {
       // The thread keeps what it held (older versions: nothing is asked of it for this kind) until a later publication.
@@ -126,7 +126,7 @@ replicaPorts.forEach((replicaPort, at) => {
   replicaPort.on('message', (message: FromReplicaToIndex) => {
     ;(publishers[at] as Publisher).forget(message.kind)
     const tables = published.get(message.kind)
-    if (tables) publish(message.kind, tables, true, at)
+    if (tables) publish(message.kind, tables, at)
   })
 })
 
@@ -136,10 +136,20 @@ const index = new SearchIndex(database, log, {
   kinds,
   listing: options.listingKind ? glassListingReader(options.listingKind) : undefined,
   snapshotDir: options.snapshotDir,
-  onTables: (kind, tables, whole) => {
+  onTables: (kind, tables) => {
     if (replicaPorts.length === 0) return
     published.set(kind.path, tables)
-    publish(kind.path, tables, whole)
+    publish(kind.path, tables)
+  },
+  onWarmed: (kind, tables) => {
+    replicaPorts.forEach((replicaPort, at) => {
+      const built = (publishers[at] as Publisher).built(kind.path, tables)
+      try {
+        if (built) replicaPort.postMessage({ type: 'built', ...built } satisfies ToReplicaFromIndex)
+      } catch (error) {
+        log.warn({ err: error, kind: kind.path }, 'search index: what was built not published to a search thread')
+      }
+    })
   },
   onLoad: ({ kind, phase }) => {
     post({ type: 'load', kind, phase, kindsLoaded: index.status.kindsLoaded })

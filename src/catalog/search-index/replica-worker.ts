@@ -43,7 +43,10 @@ const context = { kinds: new Map(kinds.map((kind) => [kind.path, kind])), ...opt
 let localNorm = localNormOf(undefined)
 const listingReader = options.listingKind ? glassListingReader(options.listingKind) : undefined
 
-/** Kinds read or restored in full, warmed once every kind is held (so no warm-up slows the first load). */
+/**
+ * Kinds read or restored in full, warmed once the index's thread has warmed them and given what it built (so no
+ * warm-up slows the first load, and what it built is one copy): this thread builds only what is left.
+ */
 const toWarm = new Map<string, IndexedSearch>()
 let warming = false
 
@@ -71,6 +74,18 @@ options.port.on('message', (message: ToReplicaFromIndex) => {
     localNorm = localNormOf(new ProbedNorm(message.characters, message.answers))
     return
   }
+  if (message.type === 'built') {
+    try {
+      const tables = replica.adoptBuilt(message)
+      if (tables) {
+        toWarm.set(message.kind, tables)
+        void warm()
+      }
+    } catch (error) {
+      log.warn({ err: error, kind: message.kind }, 'search thread: what the index built not taken')
+    }
+    return
+  }
   try {
     const tables = replica.install(message)
     post({
@@ -78,9 +93,7 @@ options.port.on('message', (message: ToReplicaFromIndex) => {
       kind: message.kind,
       held: { matviewVersion: tables.matview.matviewVersion, dataGeneration: tables.prices.dataGeneration },
     })
-    if (message.whole) toWarm.set(message.kind, tables)
-    else toWarm.delete(message.kind)
-    void warm()
+    toWarm.delete(message.kind)
   } catch (error) {
     log.warn({ err: error, kind: message.kind }, 'search thread: tables not installed; asking for them whole')
     post({ type: 'installed', kind: message.kind })

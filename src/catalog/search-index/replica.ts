@@ -3,7 +3,7 @@ import type { IndexedSearch } from './conditions.js'
 import { computedOrders, type KeySpec, keepComputedOrder } from './kept-orders.js'
 import { type MatviewTable, matviewTable, type PriceTable, priceTable } from './load.js'
 import type { IdentifiedTable } from './merge.js'
-import { type Codes, Column, type Table, type TextForms } from './table.js'
+import { type Codes, Column, type KeptValue, type Table, type TextForms } from './table.js'
 
 /*
  * The index's tables as the search threads hold them (SEARCH_THREADS; replica-worker.ts). The index's own thread
@@ -14,8 +14,9 @@ import { type Codes, Column, type Table, type TextForms } from './table.js'
  * One copy in memory: every array a table keeps of its rows (codes, ids, tiebreak order, the orders computed for
  * sorts) lives in shared memory (table.ts), and crosses as a reference, not a copy. What crosses by copy is text:
  * a column's dictionary crosses once, and after a write only the values the write added to it; a column the write
- * left alone crosses as its name. What derives from the values (n-gram postings, ranks) each thread builds for
- * itself on first use, or, after a table read in full, once every kind is installed (warm-up.ts).
+ * left alone crosses as its name. Once the index's thread has warmed a kind read or restored in full (warm-up.ts),
+ * it gives what it built (postings, ranks, n-gram postings, orders: {@link PublishedBuilt}), by reference too; a
+ * search thread builds only what it needs before that, and what is left.
  *
  * A publication refers to the one before it for the same thread and kind (`sequence`); a thread that missed one or
  * failed to install it asks for the kind whole again.
@@ -47,8 +48,6 @@ export interface PublishedTable {
 export interface PublishedKind {
   readonly kind: string
   readonly sequence: number
-  /** Read or restored in full (the thread builds what requests would, once every kind is installed). */
-  readonly whole: boolean
   /** 'same': the table published last. */
   readonly matview:
     | 'same'
@@ -57,6 +56,24 @@ export interface PublishedKind {
 }
 
 type TableName = 'matview' | 'prices'
+
+/** What one column's values and rows gave, built on the index's thread: its postings and what snapshots keep. */
+export interface BuiltColumn {
+  readonly name: string
+  readonly postings?: { readonly offsets: Uint32Array; readonly rows: Uint32Array } | undefined
+  readonly kept: readonly [string, KeptValue][]
+}
+
+/**
+ * What the index's thread built of a kind's tables once it warmed them (warm-up.ts), for the tables of publication
+ * `sequence`: a search thread takes it rather than building it again, and in shared memory it is one copy.
+ */
+export interface PublishedBuilt {
+  readonly kind: string
+  readonly sequence: number
+  readonly matview: { readonly columns: readonly BuiltColumn[]; readonly orders: PublishedTable['orders'] }
+  readonly prices: { readonly columns: readonly BuiltColumn[]; readonly orders: PublishedTable['orders'] }
+}
 
 /** The arrays that cross by reference; any other (an array not made in shared memory) is copied into it, once. */
 const sharedCopies = new WeakMap<ArrayBufferView, ArrayBufferView>()
@@ -75,7 +92,7 @@ export class Publisher {
   readonly #held = new Map<string, { sequence: number; matview: IdentifiedTable; prices: IdentifiedTable }>()
 
   /** The publication of the kind's `tables` to this thread, and what it then holds. */
-  publish(kind: string, tables: IndexedSearch, whole: boolean): PublishedKind {
+  publish(kind: string, tables: IndexedSearch): PublishedKind {
     const before = this.#held.get(kind)
     const sequence = (before?.sequence ?? 0) + 1
     const matview = tables.matview
@@ -83,7 +100,6 @@ export class Publisher {
     const message: PublishedKind = {
       kind,
       sequence,
-      whole,
       matview:
         before?.matview === matview
           ? 'same'
@@ -99,6 +115,23 @@ export class Publisher {
     }
     this.#held.set(kind, { sequence, matview, prices })
     return message
+  }
+
+  /** What was built of the kind's `tables`, if they are the ones this thread was given last. */
+  built(kind: string, tables: IndexedSearch): PublishedBuilt | undefined {
+    const held = this.#held.get(kind)
+    if (!held || held.matview !== tables.matview || held.prices !== tables.prices) return undefined
+    const builtOf = (table: Table) => ({
+      columns: [...table.columns].map(
+        ([name, column]): BuiltColumn => ({
+          name,
+          postings: column.builtPostings,
+          kept: column.kept().map(([key, value]) => [key, standalone(value)]),
+        }),
+      ),
+      orders: computedOrders(table).map((order) => ({ ...order, rows: shared(order.rows) })),
+    })
+    return { kind, sequence: held.sequence, matview: builtOf(tables.matview), prices: builtOf(tables.prices) }
   }
 
   /** The thread lost what it held of the kind: the next publication is whole. */
@@ -135,6 +168,18 @@ function publishTable(table: IdentifiedTable, before: IdentifiedTable | undefine
     rowByTie: shared(table.rowByTie),
     orders: computedOrders(table).map((order) => ({ ...order, rows: shared(order.rows) })),
   }
+}
+
+/**
+ * A kept value as it may cross: an array in shared memory by reference, any other copied (a view into a larger
+ * buffer would copy all of it).
+ */
+function standalone(value: KeptValue): KeptValue {
+  const alone = (array: Uint32Array) =>
+    array.buffer instanceof SharedArrayBuffer || array.byteLength === array.buffer.byteLength ? array : array.slice()
+  return value instanceof Uint32Array
+    ? alone(value)
+    : { ...value, offsets: alone(value.offsets), items: alone(value.items) }
 }
 
 /** Whether `values` are `base` with more values at the end. */
@@ -200,6 +245,26 @@ export class ReplicaTables {
       this.#held.delete(kind.path)
       throw error
     }
+  }
+
+  /**
+   * Takes what the index's thread built of the tables of publication `built.sequence`; the tables held, or undefined
+   * where they are other tables by now (nothing taken).
+   */
+  adoptBuilt(built: PublishedBuilt): IndexedSearch | undefined {
+    const held = this.#held.get(built.kind)
+    if (!held || held.sequence !== built.sequence) return undefined
+    for (const name of ['matview', 'prices'] as const) {
+      const table = held.tables[name]
+      for (const given of built[name].columns) {
+        const column = table.columns.get(given.name)
+        if (!column) throw new Error(`column ${given.name}: not in the ${name} table held`)
+        if (given.postings) column.adoptPostings(given.postings)
+        for (const [key, value] of given.kept) column.restoreKept(key, value)
+      }
+      for (const order of built[name].orders) keepComputedOrder(table, order.specs, order.tieDescending, order.rows)
+    }
+    return held.tables
   }
 }
 

@@ -101,7 +101,8 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
   readonly loads: SearchIndexLoads = { read: 0, changes: 0, restored: 0 }
   readonly #db: IndexDatabase
   readonly #onLoad: ((event: LoadEvent) => void) | undefined
-  readonly #onTables: ((kind: Kind, tables: IndexedSearch, whole: boolean) => void) | undefined
+  readonly #onTables: ((kind: Kind, tables: IndexedSearch) => void) | undefined
+  readonly #onWarmed: ((kind: Kind, tables: IndexedSearch) => void) | undefined
   readonly #log: FastifyBaseLogger
   readonly #kinds: readonly Kind[]
   /** The listing's reader of a price table, and the kind it reads. */
@@ -135,11 +136,10 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
       listing?: PriceTableReader | undefined
       /** Told when a kind starts reading a table in full and when its load ends. */
       onLoad?: (event: LoadEvent) => void
-      /**
-       * Told each time a kind's tables are replaced (the search threads' replicas follow, replica.ts); `whole`: read
-       * or restored in full, not brought forward by changes.
-       */
-      onTables?: (kind: Kind, tables: IndexedSearch, whole: boolean) => void
+      /** Told each time a kind's tables are replaced (the search threads' replicas follow, replica.ts). */
+      onTables?: (kind: Kind, tables: IndexedSearch) => void
+      /** Told when what requests would build of a kind's tables read or restored in full is built (warm-up.ts). */
+      onWarmed?: (kind: Kind, tables: IndexedSearch) => void
       /** A directory to keep the kinds' tables in between runs (snapshot.ts). */
       snapshotDir?: string | undefined
       /** How often moved tables are written there (default 10 minutes): a restart after a crash finds them. */
@@ -158,6 +158,7 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
     this.#db = 'readQuery' in db ? db : indexDatabaseOf(db)
     this.#onLoad = options.onLoad
     this.#onTables = options.onTables
+    this.#onWarmed = options.onWarmed
     this.#log = log
     this.#kinds = options.kinds
     const { listing } = options
@@ -469,7 +470,7 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
           state.matview = matview
           state.prices = prices
           state.identity = identity
-          if (how !== 'none') this.#onTables?.(kind, { matview, prices }, how === 'read' || how === 'restored')
+          if (how !== 'none') this.#onTables?.(kind, { matview, prices })
           if (how === 'restored') {
             // Loaded as far as readiness tells (no table was read in full, so the end is not told below).
             this.#onLoad?.({ kind: kind.path, phase: 'done' })
@@ -483,6 +484,9 @@ export class SearchIndex implements SearchIndexService, SearchIndexAnswers, List
             const held = () => state.matview === tables.matview && state.prices === tables.prices && !this.#closed
             state.warmed = (this.#restoring ?? Promise.resolve())
               .then(() => warmTablesAnswering(kind, tables, this.#readerOf(kind), held))
+              .then(() => {
+                if (held()) this.#onWarmed?.(kind, tables)
+              })
               .catch((error: unknown) =>
                 this.#log.warn({ err: error, kind: kind.path }, 'search index: a warm-up failed'),
               )

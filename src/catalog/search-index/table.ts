@@ -311,7 +311,7 @@ export class Column {
   /** The rows of each code, ascending: rows of code c are `rows[offsets[c]] … rows[offsets[c + 1] - 1]`. */
   get postings(): { offsets: Uint32Array; rows: Uint32Array } {
     if (!this.#postings) {
-      const offsets = new Uint32Array(this.values.length + 1)
+      const offsets = sharedUint32(this.values.length + 1)
       const { codes } = this
       for (let row = 0; row < codes.length; row++) {
         const slot = (codes[row] as number) + 1
@@ -321,7 +321,7 @@ export class Column {
         offsets[code + 1] = (offsets[code + 1] as number) + (offsets[code] as number)
       }
       const next = offsets.slice(0, this.values.length)
-      const rows = new Uint32Array(codes.length)
+      const rows = sharedUint32(codes.length)
       for (let row = 0; row < codes.length; row++) {
         const code = codes[row] as number
         const at = next[code] as number
@@ -331,6 +331,20 @@ export class Column {
       this.#postings = { offsets, rows }
     }
     return this.#postings
+  }
+
+  /** The postings if built already (what a search thread is given of them, replica.ts). */
+  get builtPostings(): { offsets: Uint32Array; rows: Uint32Array } | undefined {
+    return this.#postings
+  }
+
+  /** Takes the postings built for these same rows elsewhere (another thread's copy of the column); refused if they cannot be. */
+  adoptPostings(postings: { offsets: Uint32Array; rows: Uint32Array }): void {
+    const { offsets, rows } = postings
+    if (offsets.length !== this.values.length + 1 || rows.length !== this.codes.length) {
+      throw new Error(`column ${this.name}: postings of another size`)
+    }
+    this.#postings ??= postings
   }
 
   /** How many rows carry code `code`. */
@@ -360,7 +374,7 @@ export class Column {
   #rank<T>(key: (code: number) => T, compare: (a: T, b: T) => number): Uint32Array {
     const codes = Array.from({ length: this.values.length - 1 }, (_, index) => index + 1)
     codes.sort((a, b) => compare(key(a), key(b)))
-    const ranks = new Uint32Array(this.values.length)
+    const ranks = sharedUint32(this.values.length)
     let rank = 0
     for (let index = 0; index < codes.length; index++) {
       const code = codes[index] as number
@@ -391,7 +405,7 @@ export function textRanks(texts: readonly string[]): Uint32Array {
     const text = sorted[index] as string
     if (index === 0 || text !== sorted[index - 1]) rankOf.set(text, ++rank)
   }
-  const ranks = new Uint32Array(texts.length)
+  const ranks = sharedUint32(texts.length)
   for (let code = 1; code < texts.length; code++) ranks[code] = rankOf.get(texts[code] as string) as number
   ranks[NULL_CODE] = rank + 1
   return ranks

@@ -42,10 +42,11 @@ export function packPostings<K>(
   }
   for (item = from; item < to; item++) keysOf(item, count)
 
-  const offsets = new Uint32Array(slots.size + 1)
+  // In shared memory: the search index's threads read one copy (search-index/replica.ts).
+  const offsets = new Uint32Array(new SharedArrayBuffer((slots.size + 1) * 4))
   for (let slot = 0; slot < slots.size; slot++) offsets[slot + 1] = (offsets[slot] as number) + (counts[slot] as number)
   const next = offsets.slice(0, slots.size)
-  const items = new Uint32Array(offsets[slots.size] as number)
+  const items = new Uint32Array(new SharedArrayBuffer((offsets[slots.size] as number) * 4))
   last.fill(0)
   const place = (key: K) => {
     const slot = slots.get(key) as number
