@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
+import { availableParallelism } from 'node:os'
 import { describe, test } from 'node:test'
 import { promisify } from 'node:util'
 import { ConfigError, loadConfig, redactSecrets } from './config.js'
@@ -169,6 +170,14 @@ describe('configuration of authentication and limits', () => {
     assert.equal(loadConfig({}).searchIndex, 'on')
     assert.equal(loadConfig({ SEARCH_INDEX: 'off' }).searchIndex, 'off')
     assert.match(refusal({ SEARCH_INDEX: 'maybe' }), /^SEARCH_INDEX: /)
+  })
+
+  test("SEARCH_THREADS: the index's thread alone by default, 0 one per core; a bad value names its variable", () => {
+    assert.equal(loadConfig({}).searchThreads, 1)
+    assert.equal(loadConfig({ SEARCH_THREADS: '3' }).searchThreads, 3)
+    assert.equal(loadConfig({ SEARCH_THREADS: '0' }).searchThreads, availableParallelism())
+    assert.match(refusal({ SEARCH_THREADS: '-1' }), /^SEARCH_THREADS: /)
+    assert.match(refusal({ SEARCH_THREADS: 'many' }), /^SEARCH_THREADS: /)
   })
 
   test('RESULT_CACHE is on unless turned off; anything else is refused', () => {

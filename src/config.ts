@@ -64,7 +64,7 @@ const EnvSchema = Type.Object({
   PAGE_CACHE_MB: Type.Integer({ minimum: 1, maximum: 65_536, default: 32 }),
   SEARCH_INDEX: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
   SEARCH_INDEX_SNAPSHOT_DIR: Type.String({ minLength: 1, default: './search-index' }),
-  SEARCH_THREADS: Type.Integer({ minimum: 0, maximum: 256, default: 0 }),
+  SEARCH_THREADS: Type.Integer({ minimum: 0, maximum: 256, default: 1 }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info' },
@@ -161,7 +161,7 @@ export interface Config {
   readonly searchIndexSnapshotDir: string | undefined
   /**
    * Threads answering from the search index: its own, which loads it and answers too, and search threads beside it
-   * reading the same tables (SEARCH_THREADS; 0: one per core).
+   * reading the same tables (SEARCH_THREADS, default 1: its own alone; 0: one per core).
    */
   readonly searchThreads: number
   readonly logLevel: string

@@ -166,7 +166,16 @@ export function registerMetrics(app: FastifyInstance): ServiceMetrics {
     'optics_search_index_answers_total',
     'Searches, facets, suggestions and listings answered from the in-memory index or from SQL',
     'source',
-    () => ({ ...app.searchIndex.served }),
+    () => ({ index: app.searchIndex.served.index, sql: app.searchIndex.served.sql }),
+  )
+  countedInPlace(
+    'optics_search_index_answers_by_thread_total',
+    "Answers from the in-memory index by the thread that gave them: the index's own, or a search thread beside it (SEARCH_THREADS)",
+    'thread',
+    () => {
+      const { index, threads } = app.searchIndex.served
+      return { index: index - threads, search: threads }
+    },
   )
   countedInPlace(
     'optics_search_index_loads_total',

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { before, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { sql } from 'kysely'
 import { pino } from 'pino'
 import { eachDatabase, poll } from '../../../test/harness.js'
 import { seedCatalogue } from '../../demo/demo-catalogue.js'
@@ -146,6 +147,66 @@ eachDatabase('the search index on its own thread', (ctx) => {
       )
     } finally {
       await thread.close()
+    }
+  })
+
+  test('a search thread beside the index answers from the tables it publishes, and a write shows in the next answer', async () => {
+    assert.ok(brand, 'glasses have a brand field')
+    const silent = pino({ level: 'silent' })
+    const options = { timezone: 'UTC', listingKind: glasses.path }
+    const threaded = new SearchIndexThread(ctx.db, silent, { ...options, threads: 2 })
+    const single = new SearchIndexThread(ctx.db, silent, { ...options, threads: 1 })
+    const byPrice = {
+      ...searchRequest,
+      page: { page: 0, size: 5, sort: [{ property: 'retailPrice', direction: 'desc' as const, ignoreCase: false }] },
+    }
+    // One at a time: questions at once are shared between the threads, the least busy first.
+    const ask = async (index: SearchIndexThread) => [
+      await index.search(glasses, byPrice),
+      await index.facets(glasses, true, {}),
+      await index.listing({ ...listingRequest, sortColumn: 'PRICE', sortDirection: 'DESC' }),
+      await index.suggestions(glasses, brand, false, 'ra', 5),
+    ]
+    try {
+      await Promise.all([threaded.catchUp(), single.catchUp()])
+      // Its tables arrive just after the load: once they have, the search thread answers.
+      await poll(
+        async () => {
+          await threaded.search(glasses, byPrice)
+          return threaded.served.threads
+        },
+        (answered) => answered > 0,
+        'an answer from the search thread',
+      )
+      const before = threaded.served.threads
+      assert.deepEqual(await ask(threaded), await ask(single), 'the same answers as the index alone')
+      assert.equal(threaded.served.threads, before + 4, 'all four from the search thread')
+
+      // The dearest entry becomes dearer still: the first answer after the write shows it, from either thread.
+      await sql`UPDATE glasses_price SET price = price + 1000 WHERE id = (SELECT id FROM glasses_price ORDER BY price DESC, id LIMIT 1)`.execute(
+        ctx.db.primary,
+      )
+      const [afterWrite, expected] = await Promise.all([ask(threaded), ask(single)])
+      assert.deepEqual(afterWrite, expected)
+      const listing = afterWrite[2] as { content: { price: string }[] } | undefined
+      const top = listing?.content[0]
+      const [{ max }] = (
+        await sql<{ max: string }>`SELECT max(price)::text AS max FROM glasses_price`.execute(ctx.db.primary)
+      ).rows as [{ max: string }]
+      assert.equal(Number(top?.price), Number(max), 'the listing shows the new price at once')
+      // And the search thread, given the new tables, answers again.
+      const again = threaded.served.threads
+      await poll(
+        async () => {
+          await threaded.listing({ ...listingRequest, sortColumn: 'PRICE', sortDirection: 'DESC' })
+          return threaded.served.threads
+        },
+        (answered) => answered > again,
+        'the search thread answering after the write',
+      )
+      assert.deepEqual(await ask(threaded), await ask(single))
+    } finally {
+      await Promise.all([threaded.close(), single.close()])
     }
   })
 })
