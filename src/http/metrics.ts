@@ -195,6 +195,19 @@ export function registerMetrics(app: FastifyInstance): ServiceMetrics {
     },
   })
 
+  new Gauge({
+    name: 'optics_search_index_thread_heap_bytes',
+    help: "JavaScript heap used by each of the search index's threads: its own (`index`) and the search threads beside it (`search-1`, …; SEARCH_THREADS)",
+    labelNames: ['thread'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset()
+      for (const [thread, bytes] of Object.entries((await app.searchIndex.threadHeaps?.()) ?? {})) {
+        this.set({ thread }, bytes)
+      }
+    },
+  })
+
   const routing = app.db.readRouting
   if (routing) {
     countedInPlace(

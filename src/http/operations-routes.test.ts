@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { Writable } from 'node:stream'
 import { describe, test } from 'node:test'
+import { Worker } from 'node:worker_threads'
 import { sql } from 'kysely'
 import packageJson from '../../package.json' with { type: 'json' }
 import { clearGlassPrices, pricesPath, seedEntries } from '../../test/fixtures/glass-prices.js'
@@ -90,6 +91,16 @@ eachDatabase('operations: probes, info and metrics', (ctx) => {
       assert.ok((sample(after, 'optics_search_index_loads_total', { how: 'read' }) ?? 0) >= 1)
       assert.equal(sample(after, 'optics_search_index_kinds', { state: 'loaded' }), 7)
       assert.equal(sample(after, 'optics_search_index_kinds', { state: 'reading' }), 0)
+      // Given by the index's own thread (SEARCH_THREADS is 1 by default), whose heap is measured.
+      assert.equal(
+        sample(after, 'optics_search_index_answers_by_thread_total', { thread: 'index' }),
+        sample(after, 'optics_search_index_answers_total', { source: 'index' }),
+      )
+      assert.equal(sample(after, 'optics_search_index_answers_by_thread_total', { thread: 'search' }) ?? 0, 0)
+      const heap = sample(after, 'optics_search_index_thread_heap_bytes', { thread: 'index' })
+      // Node.js measures a worker's heap from 22.16 and 24 on; before, the gauge has no sample rather than a wrong one.
+      if (typeof Worker.prototype.getHeapStatistics === 'function') assert.ok((heap ?? 0) > 1_000_000, `heap ${heap}`)
+      else assert.equal(heap, undefined)
     })
 
     test("the service thread's event-loop delay is measured: its largest and 99th percentile stall", async () => {

@@ -22,7 +22,7 @@ import {
   uncrossedError,
 } from './index-protocol.js'
 import { firstLoad, type KindVersions, readVersions, StartMoment, settledWithin } from './kind-versions.js'
-import { logLine, SearchThreads } from './search-threads.js'
+import { logLine, SearchThreads, usedHeap } from './search-threads.js'
 import type {
   ListingIndexAnswers,
   SearchIndexLoads,
@@ -199,6 +199,12 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
     this.#worker.ref()
     await Promise.all([this.#worker.terminate(), this.#searchThreads?.close()])
     await this.#endRelayed()
+  }
+
+  async threadHeaps(): Promise<Record<string, number>> {
+    if (!this.#started || this.#closed) return {}
+    const [index, search] = await Promise.all([usedHeap(this.#started), this.#searchThreads?.heaps()])
+    return { ...(index === undefined ? {} : { index }), ...search }
   }
 
   search(kind: Kind, request: SearchRequest): Promise<Page<Record<string, unknown>> | undefined> {

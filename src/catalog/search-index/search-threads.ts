@@ -88,6 +88,19 @@ export class SearchThreads {
     })
   }
 
+  /** Each running search thread's used heap, in bytes, by name (`search-1`, …). */
+  async heaps(): Promise<Record<string, number>> {
+    const heaps: Record<string, number> = {}
+    await Promise.all(
+      this.#threads.map(async (thread, at) => {
+        if (thread.failed) return
+        const used = await usedHeap(thread.worker)
+        if (used !== undefined) heaps[`search-${at + 1}`] = used
+      }),
+    )
+    return heaps
+  }
+
   async close(): Promise<void> {
     await Promise.all(
       this.#threads.map(async (thread) => {
@@ -149,5 +162,14 @@ export function logLine(log: FastifyBaseLogger, line: string): void {
     log[levelNames[level] ?? 'info'](fields, msg ?? '')
   } catch {
     log.info(line)
+  }
+}
+
+/** A worker's used JavaScript heap, in bytes; undefined where it is not running (or Node.js cannot tell). */
+export async function usedHeap(worker: Worker): Promise<number | undefined> {
+  try {
+    return (await worker.getHeapStatistics()).used_heap_size
+  } catch {
+    return undefined
   }
 }

@@ -54,6 +54,11 @@ export interface SearchIndexService {
   readonly status: SearchIndexStatus
   /** Stops background loads (on close). */
   close(): Promise<void>
+  /**
+   * The JavaScript heap each of the index's threads uses, in bytes, by thread (`index`, `search-1`, …); empty where
+   * the index runs on no thread of its own.
+   */
+  threadHeaps?(): Promise<Record<string, number>>
 }
 
 /** The glass price listing's answer from the index: undefined where SQL must answer instead. */
