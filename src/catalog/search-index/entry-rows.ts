@@ -2,6 +2,9 @@ import type { IndexedSearch } from './conditions.js'
 import { type MatviewTable, type PriceTable, rowOfEntry } from './load.js'
 import { Lazy } from './table.js'
 
+/** In shared memory, as the tables' arrays (a search thread is given the pairing built here, replica.ts). */
+const sharedInt32 = (length: number) => new Int32Array(new SharedArrayBuffer(length * 4))
+
 /*
  * The pairing of a kind's matview rows with its price list's (the entry that prices each SKU): a price-list
  * filter on an attribute only SKUs carry reads through it.
@@ -34,7 +37,7 @@ export function carryEntryRows(
     return
   }
   keepEntryRows(to.matview, to.prices, () => {
-    const rows = new Int32Array(to.matview.rows).fill(-1)
+    const rows = sharedInt32(to.matview.rows).fill(-1)
     const paired = new Uint8Array(to.matview.rows)
     for (let row = 0; row < from.matview.rows; row++) {
       const at = moved.matview ? (moved.matview[row] as number) : row
@@ -56,9 +59,21 @@ export function entryRowsOf(matview: MatviewTable, prices: PriceTable): Int32Arr
   const kept = entryRowsKept.get(matview)
   if (kept?.prices === prices) return kept.rows.get()
   keepEntryRows(matview, prices, () => {
-    const rows = new Int32Array(matview.rows)
+    const rows = sharedInt32(matview.rows)
     for (let row = 0; row < matview.rows; row++) rows[row] = rowOfEntry(prices, matview.priceIds[row] as number)
     return rows
   })
   return entryRowsOf(matview, prices)
+}
+
+/** The pairing of the tables if computed already (what a search thread is given of it). */
+export function computedEntryRows(matview: MatviewTable, prices: PriceTable): Int32Array | undefined {
+  const kept = entryRowsKept.get(matview)
+  return kept?.prices === prices && kept.rows.ready ? kept.rows.get() : undefined
+}
+
+/** Keeps the pairing of the tables as computed elsewhere ({@link computedEntryRows}). */
+export function keepComputedEntryRows(matview: MatviewTable, prices: PriceTable, rows: Int32Array): void {
+  if (rows.length !== matview.rows) throw new Error('a pairing of another size')
+  entryRowsKept.set(matview, { prices, rows: Lazy.of(rows) })
 }

@@ -48,7 +48,8 @@ function cooccurrence(table: Table, by: Column, of: Column): Uint32Array | undef
   }
   let counts = kept.get(of)
   if (!counts) {
-    counts = new Uint32Array(by.distinct * of.distinct)
+    // In shared memory: a search thread is given the counts made here (replica.ts).
+    counts = new Uint32Array(new SharedArrayBuffer(by.distinct * of.distinct * 4))
     const [left, right, width] = [by.codes, of.codes, of.distinct]
     for (let row = 0; row < table.rows; row++) {
       const cell = (left[row] as number) * width + (right[row] as number)
@@ -57,6 +58,31 @@ function cooccurrence(table: Table, by: Column, of: Column): Uint32Array | undef
     kept.set(of, counts)
   }
   return counts
+}
+
+/** The co-occurrence counts made of the table's columns so far, by the columns' names (`by`, `of`). */
+export function computedCooccurrences(table: Table): [string, string, Uint32Array][] {
+  const found: [string, string, Uint32Array][] = []
+  for (const [byName, by] of table.columns) {
+    const kept = cooccurrences.get(by)
+    if (!kept) continue
+    for (const [ofName, of] of table.columns) {
+      const counts = kept.get(of)
+      if (counts) found.push([byName, ofName, counts])
+    }
+  }
+  return found
+}
+
+/** Keeps counts made elsewhere ({@link computedCooccurrences}) for two columns of the table. */
+export function keepComputedCooccurrence(by: Column, of: Column, counts: Uint32Array): void {
+  if (counts.length !== by.distinct * of.distinct) throw new Error(`co-occurrences of ${by.name} of another size`)
+  let kept = cooccurrences.get(by)
+  if (!kept) {
+    kept = new WeakMap()
+    cooccurrences.set(by, kept)
+  }
+  kept.set(of, counts)
 }
 
 /** Code → how many of `rows` carry it (all rows when undefined). */

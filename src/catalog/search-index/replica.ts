@@ -1,5 +1,7 @@
 import type { Kind, ValueType } from '../kinds/kind.js'
 import type { IndexedSearch } from './conditions.js'
+import { computedEntryRows, keepComputedEntryRows } from './entry-rows.js'
+import { computedCooccurrences, keepComputedCooccurrence } from './facet-counts.js'
 import { computedOrders, type KeySpec, keepComputedOrder } from './kept-orders.js'
 import { type MatviewTable, matviewTable, type PriceTable, priceTable } from './load.js'
 import type { IdentifiedTable } from './merge.js'
@@ -15,8 +17,9 @@ import { type Codes, Column, type KeptValue, type Table, type TextForms } from '
  * sorts) lives in shared memory (table.ts), and crosses as a reference, not a copy. What crosses by copy is text:
  * a column's dictionary crosses once, and after a write only the values the write added to it; a column the write
  * left alone crosses as its name. Once the index's thread has warmed a kind read or restored in full (warm-up.ts),
- * it gives what it built (postings, ranks, n-gram postings, orders: {@link PublishedBuilt}), by reference too; a
- * search thread builds only what it needs before that, and what is left.
+ * it gives what it built (postings, ranks, n-gram postings, orders, facets' co-occurrence counts, the SKU ↔ entry
+ * pairing: {@link PublishedBuilt}), by reference too; a search thread builds only what it needs before that, and
+ * what is left.
  *
  * A publication refers to the one before it for the same thread and kind (`sequence`); a thread that missed one or
  * failed to install it asks for the kind whole again.
@@ -71,8 +74,17 @@ export interface BuiltColumn {
 export interface PublishedBuilt {
   readonly kind: string
   readonly sequence: number
-  readonly matview: { readonly columns: readonly BuiltColumn[]; readonly orders: PublishedTable['orders'] }
-  readonly prices: { readonly columns: readonly BuiltColumn[]; readonly orders: PublishedTable['orders'] }
+  readonly matview: BuiltTable
+  readonly prices: BuiltTable
+  /** The SKU ↔ entry pairing (entry-rows.ts). */
+  readonly entryRows: Int32Array | undefined
+}
+
+interface BuiltTable {
+  readonly columns: readonly BuiltColumn[]
+  readonly orders: PublishedTable['orders']
+  /** Facets' co-occurrence counts, by the two columns' names (facet-counts.ts). */
+  readonly cooccurrences: readonly [string, string, Uint32Array][]
 }
 
 /** The arrays that cross by reference; any other (an array not made in shared memory) is copied into it, once. */
@@ -121,7 +133,7 @@ export class Publisher {
   built(kind: string, tables: IndexedSearch): PublishedBuilt | undefined {
     const held = this.#held.get(kind)
     if (!held || held.matview !== tables.matview || held.prices !== tables.prices) return undefined
-    const builtOf = (table: Table) => ({
+    const builtOf = (table: Table): BuiltTable => ({
       columns: [...table.columns].map(
         ([name, column]): BuiltColumn => ({
           name,
@@ -130,8 +142,15 @@ export class Publisher {
         }),
       ),
       orders: computedOrders(table).map((order) => ({ ...order, rows: shared(order.rows) })),
+      cooccurrences: computedCooccurrences(table),
     })
-    return { kind, sequence: held.sequence, matview: builtOf(tables.matview), prices: builtOf(tables.prices) }
+    return {
+      kind,
+      sequence: held.sequence,
+      matview: builtOf(tables.matview),
+      prices: builtOf(tables.prices),
+      entryRows: computedEntryRows(tables.matview, tables.prices),
+    }
   }
 
   /** The thread lost what it held of the kind: the next publication is whole. */
@@ -263,7 +282,12 @@ export class ReplicaTables {
         for (const [key, value] of given.kept) column.restoreKept(key, value)
       }
       for (const order of built[name].orders) keepComputedOrder(table, order.specs, order.tieDescending, order.rows)
+      for (const [by, of, counts] of built[name].cooccurrences) {
+        const [byColumn, ofColumn] = [table.columns.get(by), table.columns.get(of)]
+        if (byColumn && ofColumn) keepComputedCooccurrence(byColumn, ofColumn, counts)
+      }
     }
+    if (built.entryRows) keepComputedEntryRows(held.tables.matview, held.tables.prices, built.entryRows)
     return held.tables
   }
 }
