@@ -61,6 +61,8 @@ function withPrice(prices: IdentifiedTable, id: number, price: string): Identifi
 describe('a search thread’s replica of the index', () => {
   test('is published whole once, by reference, and holds the same rows and values', () => {
     const tables = indexed(tableOf(frames, byBrand), tableOf(entries, byBrand), 5)
+    // Built before the publication (as a snapshot restores it): it crosses with the dictionary.
+    const ranks = (tables.matview.columns.get('brand') as Column).ranks()
     const message = new Publisher().publish(glasses.path, tables)
     assert.ok(message.matview !== 'same' && message.prices !== 'same')
     for (const table of [message.matview, message.prices]) {
@@ -80,6 +82,9 @@ describe('a search thread’s replica of the index', () => {
     const brand = held.matview.columns.get('brand') as Column
     const original = tables.matview.columns.get('brand') as Column
     assert.deepEqual(brand.norms, original.norms)
+    const kept = new Map(brand.kept())
+    assert.ok(kept.get('ranks') instanceof Uint32Array, 'the ranks built before came with the column')
+    assert.deepEqual([...(kept.get('ranks') as Uint32Array)], [...ranks])
   })
 
   test('after a write, only what changed crosses, and the rest is the very table and column held', () => {

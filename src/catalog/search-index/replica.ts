@@ -37,6 +37,11 @@ export type PublishedColumn =
         /** The dictionary published last with these values added at its end. */
         | { readonly added: readonly string[]; readonly forms: readonly [string, TextForms][] }
         | { readonly values: readonly string[]; readonly forms: readonly [string, TextForms][] }
+      /**
+       * With a whole dictionary: what was built of it already (restored from a snapshot, or built since), so the
+       * thread's first answers build none of it again.
+       */
+      readonly built?: BuiltColumn | undefined
     }
 
 export interface PublishedTable {
@@ -134,13 +139,7 @@ export class Publisher {
     const held = this.#held.get(kind)
     if (!held || held.matview !== tables.matview || held.prices !== tables.prices) return undefined
     const builtOf = (table: Table): BuiltTable => ({
-      columns: [...table.columns].map(
-        ([name, column]): BuiltColumn => ({
-          name,
-          postings: column.builtPostings,
-          kept: column.kept().map(([key, value]) => [key, standalone(value)]),
-        }),
-      ),
+      columns: [...table.columns].map(([name, column]) => builtColumn(name, column)),
       orders: computedOrders(table).map((order) => ({ ...order, rows: shared(order.rows) })),
       cooccurrences: computedCooccurrences(table),
     })
@@ -176,7 +175,11 @@ function publishTable(table: IdentifiedTable, before: IdentifiedTable | undefine
         added: column.values.slice(previous.values.length),
         forms: [...column.nonAsciiForms(previous.values.length)],
       }
-    } else dictionary = { values: column.values, forms: [...column.nonAsciiForms()] }
+    } else {
+      dictionary = { values: column.values, forms: [...column.nonAsciiForms()] }
+      columns.push({ name, type, codes, dictionary, built: builtColumn(name, column) })
+      continue
+    }
     columns.push({ name, type, codes, dictionary })
   }
   return {
@@ -187,6 +190,20 @@ function publishTable(table: IdentifiedTable, before: IdentifiedTable | undefine
     rowByTie: shared(table.rowByTie),
     orders: computedOrders(table).map((order) => ({ ...order, rows: shared(order.rows) })),
   }
+}
+
+function builtColumn(name: string, column: Column): BuiltColumn {
+  return {
+    name,
+    postings: column.builtPostings,
+    kept: column.kept().map(([key, value]) => [key, standalone(value)]),
+  }
+}
+
+/** Takes what was built of a column elsewhere ({@link builtColumn}). */
+function adoptBuilt(column: Column, built: BuiltColumn): void {
+  if (built.postings) column.adoptPostings(built.postings)
+  for (const [key, value] of built.kept) column.restoreKept(key, value)
 }
 
 /**
@@ -278,8 +295,7 @@ export class ReplicaTables {
       for (const given of built[name].columns) {
         const column = table.columns.get(given.name)
         if (!column) throw new Error(`column ${given.name}: not in the ${name} table held`)
-        if (given.postings) column.adoptPostings(given.postings)
-        for (const [key, value] of given.kept) column.restoreKept(key, value)
+        adoptBuilt(column, given)
       }
       for (const order of built[name].orders) keepComputedOrder(table, order.specs, order.tieDescending, order.rows)
       for (const [by, of, counts] of built[name].cooccurrences) {
@@ -311,6 +327,7 @@ function installTable(published: PublishedTable, before: Table | undefined): Ide
     if ('values' in dictionary) {
       const column = new Column(given.name, given.type, dictionary.values as string[], given.codes)
       if (column.type === 'text') column.setForms(new Map(dictionary.forms))
+      if (given.built) adoptBuilt(column, given.built)
       columns.set(given.name, column)
       continue
     }
