@@ -4,7 +4,7 @@ import type { ExactFilters, FilterValues } from '../search/search-query.js'
 import { fieldColumn, filterConditions, type IndexedSearch } from './conditions.js'
 import { type Condition, matchRows, withRowFlags } from './matching.js'
 import { scratchUint32 } from './scratch.js'
-import { type Column, KEPT_MEMOS, NULL_CODE, type Table } from './table.js'
+import { type Column, KEPT_MEMOS, NULL_CODE, sharedUint32, type Table } from './table.js'
 
 /*
  * The facets of a search from a kind's tables, as facets.ts counts them in SQL: totals, numeric bounds, and the top
@@ -49,7 +49,7 @@ function cooccurrence(table: Table, by: Column, of: Column): Uint32Array | undef
   let counts = kept.get(of)
   if (!counts) {
     // In shared memory: a search thread is given the counts made here (replica.ts).
-    counts = new Uint32Array(new SharedArrayBuffer(by.distinct * of.distinct * 4))
+    counts = sharedUint32(by.distinct * of.distinct)
     const [left, right, width] = [by.codes, of.codes, of.distinct]
     for (let row = 0; row < table.rows; row++) {
       const cell = (left[row] as number) * width + (right[row] as number)

@@ -1,3 +1,5 @@
+import type { FastifyBaseLogger } from 'fastify'
+import { pino } from 'pino'
 import type { Text } from '../../domain/messages.js'
 import { ProblemError } from '../../http/problem.js'
 import type { IndexedListing } from './glass-listing.js'
@@ -105,6 +107,19 @@ export type ToReplicaFromIndex =
 export interface FromReplicaToIndex {
   readonly type: 'resend'
   readonly kind: string
+}
+
+/**
+ * A thread's logger: every line crosses to the service's thread (`post` a `log` message), whose logger writes it as
+ * its own at the level it is set to now.
+ */
+export function crossingLogger(
+  post: (message: { readonly type: 'log'; readonly line: string }) => void,
+): FastifyBaseLogger {
+  return pino(
+    { level: 'trace', base: undefined, timestamp: false },
+    { write: (line: string) => post({ type: 'log', line }) },
+  )
 }
 
 /**

@@ -1,6 +1,4 @@
 import { parentPort, workerData } from 'node:worker_threads'
-import type { FastifyBaseLogger } from 'fastify'
-import { pino } from 'pino'
 import type { ReadQuery } from '../../db/database.js'
 import { kindByPath, kinds } from '../kinds/kinds.js'
 import type { FilterValues, SearchRequest } from '../search/search-query.js'
@@ -9,6 +7,7 @@ import { glassListingReader } from './glass-listing-reader.js'
 import type { IndexClient, IndexDatabase } from './index-database.js'
 import {
   crossedError,
+  crossingLogger,
   type DatabaseAsk,
   type FromIndex,
   type FromReplicaToIndex,
@@ -88,11 +87,7 @@ const database: IndexDatabase = {
   },
 }
 
-// Every line crosses to the service's logger, which writes it as its own at the level it is set to now.
-const log: FastifyBaseLogger = pino(
-  { level: 'trace', base: undefined, timestamp: false },
-  { write: (line: string) => post({ type: 'log', line }) },
-)
+const log = crossingLogger(post)
 
 let hold = options.holdFirstReadMs ?? 0
 

@@ -1,10 +1,10 @@
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads'
-import { pino } from 'pino'
 import { kinds } from '../kinds/kinds.js'
 import type { IndexedSearch } from './conditions.js'
 import { glassListingReader } from './glass-listing-reader.js'
 import {
   crossedError,
+  crossingLogger,
   type FromReplica,
   type FromReplicaToIndex,
   type ToReplica,
@@ -33,10 +33,7 @@ const parent = parentPort
 if (!parent) throw new Error('replica-worker.ts runs as a worker thread')
 const options: ReplicaThreadOptions = workerData
 const post = (message: FromReplica) => parent.postMessage(message)
-const log = pino(
-  { level: 'trace', base: undefined, timestamp: false },
-  { write: (line: string) => post({ type: 'log', line }) },
-)
+const log = crossingLogger(post)
 
 const replica = new ReplicaTables(kinds)
 const context = { kinds: new Map(kinds.map((kind) => [kind.path, kind])), ...options }

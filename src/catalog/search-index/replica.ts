@@ -140,7 +140,7 @@ export class Publisher {
     if (!held || held.matview !== tables.matview || held.prices !== tables.prices) return undefined
     const builtOf = (table: Table): BuiltTable => ({
       columns: [...table.columns].map(([name, column]) => builtColumn(name, column)),
-      orders: computedOrders(table).map((order) => ({ ...order, rows: shared(order.rows) })),
+      orders: sharedOrders(table),
       cooccurrences: computedCooccurrences(table),
     })
     return {
@@ -188,8 +188,13 @@ function publishTable(table: IdentifiedTable, before: IdentifiedTable | undefine
     ids: table.ids.map(shared),
     tie: shared(table.tie),
     rowByTie: shared(table.rowByTie),
-    orders: computedOrders(table).map((order) => ({ ...order, rows: shared(order.rows) })),
+    orders: sharedOrders(table),
   }
+}
+
+/** The orders computed for the table, as they cross. */
+function sharedOrders(table: Table): PublishedTable['orders'] {
+  return computedOrders(table).map((order) => ({ ...order, rows: shared(order.rows) }))
 }
 
 function builtColumn(name: string, column: Column): BuiltColumn {

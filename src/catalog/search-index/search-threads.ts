@@ -63,13 +63,9 @@ export class SearchThreads {
     }
   }
 
-  get count(): number {
-    return this.#threads.length
-  }
-
   /**
-   * The least busy search thread holding the kind at `wanted`, if it has fewer questions in hand than `indexBusy`
-   * (the index's thread's); else undefined (the index's thread answers).
+   * The least busy search thread holding the kind at `wanted`, if it has no more questions in hand than `indexBusy`
+   * (the index's thread's, which also loads); else undefined (the index's thread answers).
    */
   pick(kind: string, wanted: KindVersions, indexBusy: number): SearchThread | undefined {
     let best: SearchThread | undefined

@@ -475,6 +475,8 @@ export const sharedUint32 = (length: number): Uint32Array<SharedArrayBuffer> =>
   new Uint32Array(new SharedArrayBuffer(length * 4))
 export const sharedFloat64 = (length: number): Float64Array<SharedArrayBuffer> =>
   new Float64Array(new SharedArrayBuffer(length * 8))
+export const sharedInt32 = (length: number): Int32Array<SharedArrayBuffer> =>
+  new Int32Array(new SharedArrayBuffer(length * 4))
 
 /** Rows in their stored order, by column name; `tie` orders rows by the SQL path's unique tiebreak. */
 export interface Table {
