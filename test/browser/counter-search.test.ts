@@ -383,6 +383,27 @@ browserSuite('counter search in a real browser', (ctx, browser) => {
     assert.equal(await page.locator(`#${lenses.kind}-${field.name}`).inputValue(), '')
   })
 
+  test("the counter's link followed on the screen it names keeps the results and the drop-down's values", async () => {
+    const form = forms.find((candidate) => candidate.fields.some((field) => field.input === 'text'))!
+    const field = form.fields.find((candidate) => candidate.input === 'text')!
+    const input = page.locator(`#${form.kind}-${field.name}`)
+    const list = page.locator(`#${form.kind}-${field.name}-list`)
+    await page.goto(`${base}/#/?kind=${form.kind}`)
+    await page.waitForSelector('tbody tr td.price')
+    // Every answer of the screen is in before the link is followed.
+    await input.focus()
+    await list.locator('[role="option"]').first().waitFor()
+    await page.keyboard.press('Escape')
+    const rows = await page.locator('tbody tr').count()
+    await page.click('nav a[href="#/"]')
+    await until('the location written back', async () => new URL(page.url()).hash === `#/?kind=${form.kind}`)
+    await page.waitForSelector('tbody tr td.price')
+    assert.equal(await page.locator('tbody tr').count(), rows)
+    await input.blur()
+    await input.focus()
+    await list.locator('[role="option"]').first().waitFor({ timeout: 5_000 })
+  })
+
   test('a column chooser, remembered per kind, makes the lenses table fit at 1366 px', async () => {
     const lenses = forms.find((form) => form.fields.some((field) => field.role === 'cylinder'))!
     const other = forms.find((form) => form.kind !== lenses.kind)!

@@ -39,7 +39,7 @@ export interface SearchResults {
   readonly page: Page | undefined
   readonly facets: Facets | undefined
   readonly error: string | undefined
-  /** Forgets the answers shown (another kind, or another query from a link). */
+  /** Forgets the answers shown and asks again (another kind, or the query a followed link names, the same or not). */
   readonly clear: () => void
   /** The wait before the next search (ms): set while typing, spent by that search. */
   readonly delay: { current: number }
@@ -54,6 +54,8 @@ export function useSearchResults(
   const [page, setPage] = useState<Page | undefined>()
   const [facets, setFacets] = useState<Facets | undefined>()
   const [error, setError] = useState<string | undefined>()
+  // Bumped by `clear`: the answers are asked again even when the query cleared to is the one shown.
+  const [round, setRound] = useState(0)
   const delay = useRef(0)
   const bodyKey = body ? JSON.stringify(body) : undefined
 
@@ -77,7 +79,7 @@ export function useSearchResults(
       clearTimeout(timer)
       controller.abort()
     }
-  }, [kind, bodyKey, query.page, query.size, query.sort])
+  }, [kind, bodyKey, query.page, query.size, query.sort, round])
 
   // The drop-down values under the current filters.
   useEffect(() => {
@@ -93,7 +95,7 @@ export function useSearchResults(
       clearTimeout(timer)
       controller.abort()
     }
-  }, [kind, bodyKey])
+  }, [kind, bodyKey, round])
 
   return {
     page,
@@ -102,6 +104,7 @@ export function useSearchResults(
     clear: () => {
       setPage(undefined)
       setFacets(undefined)
+      setRound((current) => current + 1)
     },
     delay,
   }
