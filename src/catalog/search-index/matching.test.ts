@@ -82,3 +82,26 @@ test('matching rows are the rows whose values pass every condition, ascending', 
     { numRuns: 200 },
   )
 })
+
+test('counting a column builds its offsets alone; its rows, built when a filter needs them, agree with the counts', () => {
+  fc.assert(
+    fc.property(fc.array(fc.constantFrom('Ray-Ban', 'Oakley', 'Luxottica', null), { maxLength: 300 }), (values) => {
+      const builder = new ColumnBuilder('brand', 'text')
+      for (const value of values) builder.push(value)
+      const column = builder.build()
+      for (let code = 0; code < column.distinct; code++) {
+        assert.equal(column.count(code), values.filter((value) => (value ?? '') === column.values[code]).length)
+      }
+      assert.equal(column.builtPostings?.rows, undefined, 'no rows built to count')
+      const { offsets, rows } = column.postings
+      assert.equal(offsets, column.offsets, 'the offsets counted are the postings’ own')
+      for (let code = 0; code < column.distinct; code++) {
+        const carried = [...rows.subarray(offsets[code] as number, offsets[code + 1] as number)]
+        assert.deepEqual(
+          carried,
+          values.flatMap((value, row) => ((value ?? '') === column.values[code] ? [row] : [])),
+        )
+      }
+    }),
+  )
+})

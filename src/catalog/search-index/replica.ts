@@ -5,7 +5,7 @@ import { computedCooccurrences, keepComputedCooccurrence } from './facet-counts.
 import { computedOrders, type KeySpec, keepComputedOrder } from './kept-orders.js'
 import { type MatviewTable, matviewTable, type PriceTable, priceTable } from './load.js'
 import type { IdentifiedTable } from './merge.js'
-import { type Codes, Column, type KeptValue, type Table, type TextForms } from './table.js'
+import { type BuiltPostings, type Codes, Column, type KeptValue, type Table, type TextForms } from './table.js'
 
 /*
  * The index's tables as the search threads hold them (SEARCH_THREADS; replica-worker.ts). The index's own thread
@@ -68,7 +68,7 @@ type TableName = 'matview' | 'prices'
 /** What one column's values and rows gave, built on the index's thread: its postings and what snapshots keep. */
 export interface BuiltColumn {
   readonly name: string
-  readonly postings?: { readonly offsets: Uint32Array; readonly rows: Uint32Array } | undefined
+  readonly postings?: BuiltPostings | undefined
   readonly kept: readonly [string, KeptValue][]
 }
 

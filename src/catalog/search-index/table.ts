@@ -15,6 +15,12 @@ export const NULL_CODE = 0
 
 export type Codes = Uint8Array | Uint16Array | Uint32Array
 
+/** A column's postings as far as they are built: the offsets alone (enough to count), or the rows too. */
+export interface BuiltPostings {
+  readonly offsets: Uint32Array
+  readonly rows?: Uint32Array | undefined
+}
+
 /** Per value: what `optics_norm` and `lower` make of it. Computed by the caller for non-ASCII values. */
 export interface TextForms {
   readonly norm: string
@@ -56,6 +62,7 @@ export class Column {
   readonly codes: Codes
   /** Code → the value as JSON carries it: text, or a number (display only). */
   readonly json: readonly (string | number | null)[]
+  #offsets: Uint32Array | undefined
   #postings: { offsets: Uint32Array; rows: Uint32Array } | undefined
   #ranks: Uint32Array | undefined
   #lowerRanks: Uint32Array | undefined
@@ -308,9 +315,12 @@ export class Column {
     return this.#decimals
   }
 
-  /** The rows of each code, ascending: rows of code c are `rows[offsets[c]] … rows[offsets[c + 1] - 1]`. */
-  get postings(): { offsets: Uint32Array; rows: Uint32Array } {
-    if (!this.#postings) {
+  /**
+   * Where each code's rows start in its postings: code c is carried by `offsets[c + 1] - offsets[c]` rows. Counting
+   * needs no more, so the rows themselves are built only for a column something filters by ({@link postings}).
+   */
+  get offsets(): Uint32Array {
+    if (!this.#offsets) {
       const offsets = sharedUint32(this.values.length + 1)
       const { codes } = this
       for (let row = 0; row < codes.length; row++) {
@@ -320,6 +330,15 @@ export class Column {
       for (let code = 0; code < this.values.length; code++) {
         offsets[code + 1] = (offsets[code + 1] as number) + (offsets[code] as number)
       }
+      this.#offsets = offsets
+    }
+    return this.#offsets
+  }
+
+  /** The rows of each code, ascending: rows of code c are `rows[offsets[c]] … rows[offsets[c + 1] - 1]`. */
+  get postings(): { offsets: Uint32Array; rows: Uint32Array } {
+    if (!this.#postings) {
+      const { offsets, codes } = this
       const next = offsets.slice(0, this.values.length)
       const rows = sharedUint32(codes.length)
       for (let row = 0; row < codes.length; row++) {
@@ -333,23 +352,24 @@ export class Column {
     return this.#postings
   }
 
-  /** The postings if built already (what a search thread is given of them, replica.ts). */
-  get builtPostings(): { offsets: Uint32Array; rows: Uint32Array } | undefined {
-    return this.#postings
+  /** What is built of the postings already (what a search thread is given of them, replica.ts): the offsets, and the rows if built. */
+  get builtPostings(): BuiltPostings | undefined {
+    return this.#postings ?? (this.#offsets ? { offsets: this.#offsets } : undefined)
   }
 
   /** Takes the postings built for these same rows elsewhere (another thread's copy of the column); refused if they cannot be. */
-  adoptPostings(postings: { offsets: Uint32Array; rows: Uint32Array }): void {
+  adoptPostings(postings: BuiltPostings): void {
     const { offsets, rows } = postings
-    if (offsets.length !== this.values.length + 1 || rows.length !== this.codes.length) {
+    if (offsets.length !== this.values.length + 1 || (rows && rows.length !== this.codes.length)) {
       throw new Error(`column ${this.name}: postings of another size`)
     }
-    this.#postings ??= postings
+    this.#offsets ??= offsets
+    if (rows) this.#postings ??= { offsets: this.#offsets, rows }
   }
 
   /** How many rows carry code `code`. */
   count(code: number): number {
-    const { offsets } = this.postings
+    const { offsets } = this
     return (offsets[code + 1] as number) - (offsets[code] as number)
   }
 

@@ -9,8 +9,8 @@ import { searchTables } from './search.js'
 
 /**
  * Builds, once per load of a kind read or restored in full, what requests would otherwise build on first use: the
- * postings of every column (facets count through them), the SKU → entry pairing, the orders of the commonest sorts
- * (retail price both ways), the similarity postings of large suggestion fields, what facets read (co-occurrence
+ * postings of the filters' columns and the offsets of every other one (facets count through them), the SKU → entry
+ * pairing, the orders of the commonest sorts (retail price both ways), the similarity postings of large suggestion fields, what facets read (co-occurrence
  * counts, the codes of large fields in rank order), and what a reader of the price table builds (`reader`: the
  * glass price listing's orders). The tables already answer meanwhile: it gives way to requests between its steps
  * (each a column's postings or n-gram index, an order, ...), and a request meanwhile builds what it needs itself.
@@ -34,7 +34,8 @@ function* warming(kind: Kind, tables: IndexedSearch, reader?: PriceTableReader):
   yield* preparing(kind, tables.prices.columns, true)
   for (const table of [tables.matview, tables.prices]) {
     for (const column of table.columns.values()) {
-      void column.postings
+      // What facets count by; the rows of the filters' columns are built above.
+      void column.offsets
       yield
     }
   }
