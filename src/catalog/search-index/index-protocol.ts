@@ -1,3 +1,4 @@
+import type { MessagePort } from 'node:worker_threads'
 import type { FastifyBaseLogger } from 'fastify'
 import { pino } from 'pino'
 import type { Text } from '../../domain/messages.js'
@@ -47,6 +48,8 @@ export type ToIndex =
       readonly versions?: Map<string, KindVersions>
     } & IndexCall)
   | { readonly type: 'db-reply'; readonly id: number; readonly result?: unknown; readonly error?: CrossedError }
+  /** A search thread started again in place of one that stopped: its channel, to publish every kind to whole. */
+  | { readonly type: 'search-thread'; readonly at: number; readonly port: MessagePort }
 
 /** What the index's thread asks of the database, through the service's thread. */
 export type DatabaseAsk =

@@ -209,4 +209,44 @@ eachDatabase('the search index on its own thread', (ctx) => {
       await Promise.all([threaded.close(), single.close()])
     }
   })
+
+  test('a search thread that stops leaves its share to the index, answers unchanged, and is started again with every kind', async () => {
+    assert.ok(brand, 'glasses have a brand field')
+    const silent = pino({ level: 'silent' })
+    const options = { timezone: 'UTC', listingKind: glasses.path }
+    const threaded = new SearchIndexThread(ctx.db, silent, { ...options, threads: 2 })
+    const single = new SearchIndexThread(ctx.db, silent, { ...options, threads: 1 })
+    const ask = async (index: SearchIndexThread) => [
+      await index.search(glasses, searchRequest),
+      await index.facets(glasses, false, {}),
+      await index.listing(listingRequest),
+      await index.suggestions(glasses, brand, false, 'ra', 5),
+    ]
+    const fromSearchThread = async () => {
+      const before = threaded.served.threads
+      await threaded.search(glasses, searchRequest)
+      return threaded.served.threads > before
+    }
+    try {
+      await Promise.all([threaded.catchUp(), single.catchUp()])
+      await poll(fromSearchThread, (answered) => answered, 'an answer from the search thread')
+      assert.equal(threaded.searchThreadsRunning, 1)
+
+      await threaded.stopSearchThread(0)
+      assert.equal(threaded.searchThreadsRunning, 0)
+      // Meanwhile the index's own thread answers all, and the same.
+      const before = threaded.served.threads
+      assert.deepEqual(await ask(threaded), await ask(single))
+      assert.equal(threaded.served.threads, before, 'none from the stopped thread')
+
+      // Started again a second later and given the kind whole, it answers again, and the same.
+      await poll(fromSearchThread, (answered) => answered, 'an answer from the search thread started again')
+      assert.equal(threaded.searchThreadsRunning, 1)
+      const again = threaded.served.threads
+      assert.deepEqual(await ask(threaded), await ask(single))
+      assert.equal(threaded.served.threads, again + 4, 'all four from the search thread started again')
+    } finally {
+      await Promise.all([threaded.close(), single.close()])
+    }
+  })
 })

@@ -131,7 +131,11 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
     if (this.#started) return this.#started
     const { timezone, listingKind } = this.#workerData
     const threads =
-      this.#threadCount > 1 ? new SearchThreads(this.#threadCount - 1, { timezone, listingKind }, this.#log) : undefined
+      this.#threadCount > 1
+        ? new SearchThreads(this.#threadCount - 1, { timezone, listingKind }, this.#log, (at, port) =>
+            this.#started?.postMessage({ type: 'search-thread', at, port } satisfies ToIndex, [port]),
+          )
+        : undefined
     this.#searchThreads = threads
     const ports = threads?.ports ?? []
     const worker = startModuleWorker(import.meta.url, 'index-worker', {
@@ -199,6 +203,19 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
     this.#worker.ref()
     await Promise.all([this.#worker.terminate(), this.#searchThreads?.close()])
     await this.#endRelayed()
+  }
+
+  /**
+   * Stops search thread `at` (0 for `search-1`) as a crash would: its questions in hand and its share go to the
+   * index's thread, and it is started again after a second (a few more at each stop in a row).
+   */
+  async stopSearchThread(at: number): Promise<void> {
+    await this.#searchThreads?.stop(at)
+  }
+
+  /** How many search threads run now. */
+  get searchThreadsRunning(): number {
+    return this.#searchThreads?.running ?? 0
   }
 
   async threadHeaps(): Promise<Record<string, number>> {

@@ -1,4 +1,4 @@
-import { parentPort, workerData } from 'node:worker_threads'
+import { type MessagePort, parentPort, workerData } from 'node:worker_threads'
 import type { ReadQuery } from '../../db/database.js'
 import { kindByPath, kinds } from '../kinds/kinds.js'
 import type { FilterValues, SearchRequest } from '../search/search-query.js'
@@ -92,18 +92,25 @@ const log = crossingLogger(post)
 let hold = options.holdFirstReadMs ?? 0
 
 // The search threads beside this one (search-threads.ts): each kind's tables are published to them as they change.
-const replicaPorts = options.replicaPorts ?? []
+// A thread started again in place of one that stopped gets a channel of its own (`search-thread`), and everything.
+const replicaPorts: MessagePort[] = [...(options.replicaPorts ?? [])]
 const publishers = replicaPorts.map(() => new Publisher())
 const published = new Map<string, IndexedSearch>()
-let normPublished = false
+/** The tables of each kind whose warm-up is done: what was built of them is given to a thread that starts. */
+const warmed = new Map<string, IndexedSearch>()
+/** Per search thread, whether it was given the database's normal forms (`norm`), once probed. */
+const normSent = replicaPorts.map(() => false)
 
 function publish(kind: string, tables: IndexedSearch, only?: number): void {
-  const probed = normPublished ? undefined : index.probedNorm
+  const probed = index.probedNorm
   replicaPorts.forEach((replicaPort, at) => {
     if (only !== undefined && at !== only) return
     const publisher = publishers[at] as Publisher
     try {
-      if (probed) replicaPort.postMessage({ type: 'norm', ...probed.probe } satisfies ToReplicaFromIndex)
+      if (probed && !normSent[at]) {
+        replicaPort.postMessage({ type: 'norm', ...probed.probe } satisfies ToReplicaFromIndex)
+        normSent[at] = true
+      }
       replicaPort.postMessage({
         type: 'tables',
         ...publisher.publish(kind, tables),
@@ -114,16 +121,41 @@ function publish(kind: string, tables: IndexedSearch, only?: number): void {
       log.warn({ err: error, kind }, 'search index: tables not published to a search thread')
     }
   })
-  if (probed && only === undefined) normPublished = true
 }
 
-replicaPorts.forEach((replicaPort, at) => {
-  replicaPort.on('message', (message: FromReplicaToIndex) => {
+function giveBuilt(kind: string, tables: IndexedSearch, only?: number): void {
+  replicaPorts.forEach((replicaPort, at) => {
+    if (only !== undefined && at !== only) return
+    const built = (publishers[at] as Publisher).built(kind, tables)
+    try {
+      if (built) replicaPort.postMessage({ type: 'built', ...built } satisfies ToReplicaFromIndex)
+    } catch (error) {
+      log.warn({ err: error, kind }, 'search index: what was built not published to a search thread')
+    }
+  })
+}
+
+function listen(at: number): void {
+  ;(replicaPorts[at] as MessagePort).on('message', (message: FromReplicaToIndex) => {
     ;(publishers[at] as Publisher).forget(message.kind)
     const tables = published.get(message.kind)
     if (tables) publish(message.kind, tables, at)
   })
-})
+}
+for (let at = 0; at < replicaPorts.length; at++) listen(at)
+
+/** A search thread started in place of the one at `at`: every kind held is published to it whole. */
+function replaceSearchThread(at: number, replicaPort: MessagePort): void {
+  replicaPorts[at]?.close()
+  replicaPorts[at] = replicaPort
+  publishers[at] = new Publisher()
+  normSent[at] = false
+  listen(at)
+  for (const [kind, tables] of published) {
+    publish(kind, tables, at)
+    if (warmed.get(kind) === tables) giveBuilt(kind, tables, at)
+  }
+}
 
 const index = new SearchIndex(database, log, {
   enabled: true,
@@ -137,14 +169,9 @@ const index = new SearchIndex(database, log, {
     publish(kind.path, tables)
   },
   onWarmed: (kind, tables) => {
-    replicaPorts.forEach((replicaPort, at) => {
-      const built = (publishers[at] as Publisher).built(kind.path, tables)
-      try {
-        if (built) replicaPort.postMessage({ type: 'built', ...built } satisfies ToReplicaFromIndex)
-      } catch (error) {
-        log.warn({ err: error, kind: kind.path }, 'search index: what was built not published to a search thread')
-      }
-    })
+    if (replicaPorts.length === 0) return
+    warmed.set(kind.path, tables)
+    giveBuilt(kind.path, tables)
   },
   onLoad: ({ kind, phase }) => {
     post({ type: 'load', kind, phase, kindsLoaded: index.status.kindsLoaded })
@@ -188,6 +215,10 @@ port.on('message', (message: ToIndex) => {
     asked.delete(message.id)
     if (message.error) waiting?.reject(uncrossedError(message.error))
     else waiting?.resolve(message.result)
+    return
+  }
+  if (message.type === 'search-thread') {
+    replaceSearchThread(message.at, message.port)
     return
   }
   const { id } = message

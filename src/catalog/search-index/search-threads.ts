@@ -37,30 +37,65 @@ class SearchThread {
   }
 }
 
+/** A stopped search thread starts again after this wait, doubled at each stop in a row up to the last. */
+const RESTART_WAITS_MS = [1_000, 5_000, 30_000, 120_000]
+/** A thread that ran this long without stopping starts its next restart from the first wait again. */
+const RAN_WELL_MS = 60_000
+
 export class SearchThreads {
   readonly #threads: SearchThread[] = []
-  /** The index's ends of the threads' channels (for index-worker.ts to publish through). */
+  /** The index's ends of the threads' channels, as first started (for index-worker.ts to publish through). */
   readonly ports: MessagePort[] = []
+  readonly #options: Omit<ReplicaThreadOptions, 'port'>
   readonly #log: FastifyBaseLogger
+  /** Hands the index's thread the channel to a thread started again at `at` (its `search-thread` message). */
+  readonly #restarted: (at: number, port: MessagePort) => void
+  /** Per thread: its stops in a row, and when it last started. */
+  readonly #stops: { inRow: number; started: number }[] = []
+  #closed = false
   #nextId = 1
 
-  /** Starts `count` search threads. */
-  constructor(count: number, options: Omit<ReplicaThreadOptions, 'port'>, log: FastifyBaseLogger) {
+  /** Starts `count` search threads; `restarted`: how a thread started again in place of one that stopped is given to the index's thread. */
+  constructor(
+    count: number,
+    options: Omit<ReplicaThreadOptions, 'port'>,
+    log: FastifyBaseLogger,
+    restarted: (at: number, port: MessagePort) => void,
+  ) {
+    this.#options = options
     this.#log = log
-    for (let index = 0; index < count; index++) {
-      const { port1, port2 } = new MessageChannel()
-      const worker = startModuleWorker(import.meta.url, 'replica-worker', {
-        workerData: { ...options, port: port2 } satisfies ReplicaThreadOptions,
-        transferList: [port2],
-      })
-      worker.unref()
-      const thread = new SearchThread(worker)
-      worker.on('message', (message: FromReplica) => this.#received(thread, message))
-      worker.on('error', (error) => this.#fail(thread, error))
-      worker.on('exit', (code) => this.#fail(thread, new Error(`a search thread exited (code ${code})`)))
-      this.#threads.push(thread)
-      this.ports.push(port1)
+    this.#restarted = restarted
+    for (let at = 0; at < count; at++) {
+      this.#stops.push({ inRow: 0, started: Date.now() })
+      this.ports.push(this.#start(at))
     }
+  }
+
+  /** Starts the thread at `at`; returns the index's end of its channel. */
+  #start(at: number): MessagePort {
+    const { port1, port2 } = new MessageChannel()
+    const worker = startModuleWorker(import.meta.url, 'replica-worker', {
+      workerData: { ...this.#options, port: port2 } satisfies ReplicaThreadOptions,
+      transferList: [port2],
+    })
+    worker.unref()
+    const thread = new SearchThread(worker)
+    worker.on('message', (message: FromReplica) => this.#received(thread, message))
+    worker.on('error', (error) => this.#fail(thread, at, error))
+    worker.on('exit', (code) => this.#fail(thread, at, new Error(`a search thread exited (code ${code})`)))
+    this.#threads[at] = thread
+    ;(this.#stops[at] as { started: number }).started = Date.now()
+    return port1
+  }
+
+  /** Stops the thread at `at` as a failure would (its share goes to the index's thread until it is started again). */
+  async stop(at: number): Promise<void> {
+    await this.#threads[at]?.worker.terminate()
+  }
+
+  /** How many search threads run now (a stopped one is not counted until it is started again). */
+  get running(): number {
+    return this.#threads.filter((thread) => !thread.failed).length
   }
 
   /**
@@ -98,6 +133,7 @@ export class SearchThreads {
   }
 
   async close(): Promise<void> {
+    this.#closed = true
     await Promise.all(
       this.#threads.map(async (thread) => {
         thread.failed = true
@@ -127,11 +163,23 @@ export class SearchThreads {
     }
   }
 
-  #fail(thread: SearchThread, error: Error): void {
+  #fail(thread: SearchThread, at: number, error: Error): void {
     if (thread.failed) return
     thread.failed = true
-    this.#log.error({ err: error }, "search index: a search thread failed; the index's thread answers its share")
     this.#release(thread)
+    if (this.#closed) return
+    const stops = this.#stops[at] as { inRow: number; started: number }
+    if (Date.now() - stops.started >= RAN_WELL_MS) stops.inRow = 0
+    const wait = RESTART_WAITS_MS[Math.min(stops.inRow, RESTART_WAITS_MS.length - 1)] as number
+    stops.inRow++
+    this.#log.error(
+      { err: error, thread: `search-${at + 1}`, restartInMs: wait },
+      "search index: a search thread stopped; the index's thread answers its share until it is started again",
+    )
+    setTimeout(() => {
+      if (this.#closed || this.#threads[at] !== thread) return
+      this.#restarted(at, this.#start(at))
+    }, wait).unref()
   }
 
   /** Questions in hand of a stopped thread go to the index's thread. */
