@@ -18,6 +18,7 @@ import {
 } from './load.js'
 import { type IdentifiedTable, type MergedTable, mergeRows, newNonAsciiValues, type RowChanges } from './merge.js'
 import { type FieldOf, RowPatch } from './patch.js'
+import { idsOf } from './table.js'
 import { CopyTextParser } from './text.js'
 
 /*
@@ -63,7 +64,7 @@ async function readRows(
   return {
     rows: (ids[0] as number[]).length,
     values: new Map(specs.map((spec, index) => [spec.name, values[index] as (string | null)[]])),
-    ids: ids.map((list) => Float64Array.from(list)),
+    ids: ids.map((list) => idsOf(list)),
   }
 }
 
@@ -132,7 +133,7 @@ export async function applyMatviewChanges(
 ): Promise<MatviewTable> {
   const skus = new Set(changed.skus)
   const entries = new Set(changed.entries)
-  const [skuIds, priceIds] = matview.ids as [Float64Array, Float64Array]
+  const [skuIds, priceIds] = matview.ids as [Uint32Array, Uint32Array]
   for (let row = 0; row < matview.rows; row++) {
     if (entries.has(priceIds[row] as number)) skus.add(skuIds[row] as number)
   }
@@ -149,7 +150,7 @@ export async function applyMatviewChanges(
     specs,
     2,
   )
-  for (const sku of added.ids[0] as Float64Array) skus.add(sku)
+  for (const sku of added.ids[0] as Uint32Array) skus.add(sku)
   const removed = new Uint8Array(matview.rows)
   for (let row = 0; row < matview.rows; row++) if (skus.has(skuIds[row] as number)) removed[row] = 1
   const values = new Map(added.values)

@@ -6,9 +6,9 @@ import {
   type Column,
   ColumnBuilder,
   countingPass,
+  idsOf,
   NULL_CODE,
   rowRanks,
-  sharedFloat64,
   sharedUint32,
   sortByIds,
   type Table,
@@ -42,13 +42,13 @@ export interface MatviewTable extends IdentifiedTable {
    */
   readonly refreshedGeneration: number
   /** Row → the id of the entry that prices it (`ids[1]`). */
-  readonly priceIds: Float64Array
+  readonly priceIds: Uint32Array
 }
 
 export interface PriceTable extends IdentifiedTable {
   readonly dataGeneration: number
   /** Row → entry id (`ids[0]`). */
-  readonly entryIds: Float64Array
+  readonly entryIds: Uint32Array
 }
 
 /**
@@ -133,7 +133,7 @@ async function readTable(
   specs: readonly ColumnSpec[],
   idNames: readonly string[],
   order: readonly string[],
-): Promise<{ rows: number; columns: Map<string, Column>; ids: Float64Array[]; tie: Pick<Table, 'tie' | 'rowByTie'> }> {
+): Promise<{ rows: number; columns: Map<string, Column>; ids: Uint32Array[]; tie: Pick<Table, 'tie' | 'rowByTie'> }> {
   const builders = specs.map((spec) => new ColumnBuilder(spec.name, spec.type))
   const idCount = idNames.length
   let idArrays = idNames.map(() => new Float64Array(1024))
@@ -156,13 +156,7 @@ async function readTable(
   for await (const chunk of client.copyOut(`SELECT ${select} FROM ${source}`)) parser.push(chunk)
   parser.end()
   const unordered = builders.map((builder) => builder.build())
-  const ids = idArrays.map((array) => array.subarray(0, rows))
-  for (const id of ids) {
-    for (let row = 0; row < rows; row++) {
-      const value = id[row] as number
-      if (!(Number.isInteger(value) && value >= 0 && value < 2 ** 32)) throw new Error('an id out of the index range')
-    }
-  }
+  const ids = idArrays.map((array) => idsOf(array.subarray(0, rows)))
 
   // Tiebreak order first, then stable passes from the last order column to the first.
   const byTie = sortByIds(rows, ids)
@@ -186,7 +180,7 @@ async function readTable(
   const forms = await databaseForms(client, [...nonAscii])
   for (const column of columns.values()) if (column.type === 'text') column.setForms(forms)
   const orderedIds = ids.map((id) => {
-    const ordered = sharedFloat64(rows)
+    const ordered = sharedUint32(rows)
     for (let index = 0; index < rows; index++) ordered[index] = id[natural[index] as number] as number
     return ordered
   })
@@ -274,7 +268,7 @@ export function matviewTable(
     rowByTie: table.rowByTie,
     matviewVersion: versions.matviewVersion,
     refreshedGeneration: versions.refreshedGeneration,
-    priceIds: table.ids[1] as Float64Array,
+    priceIds: table.ids[1] as Uint32Array,
   }
 }
 
@@ -299,7 +293,7 @@ export function priceTable(kind: Kind, table: IdentifiedTable, dataGeneration: n
     tie: table.tie,
     rowByTie: table.rowByTie,
     dataGeneration,
-    entryIds: table.ids[0] as Float64Array,
+    entryIds: table.ids[0] as Uint32Array,
   }
 }
 

@@ -67,7 +67,7 @@ test('a table merged with its changes equals the table read anew', () => {
           } else now.delete(id)
         })
         const removed = new Uint8Array(old.rows)
-        const oldIds = old.ids[0] as Float64Array
+        const oldIds = old.ids[0] as Uint32Array
         for (let row = 0; row < old.rows; row++) if (changed.includes(oldIds[row] as number)) removed[row] = 1
         const merged = mergeRows(
           old,
@@ -78,7 +78,7 @@ test('a table merged with its changes equals the table read anew', () => {
               ['brand', added.map((row) => row.brand)],
               ['price', added.map((row) => row.price)],
             ]),
-            ids: [Float64Array.from(added, (row) => row.id)],
+            ids: [Uint32Array.from(added, (row) => row.id)],
           },
           ['brand', 'price'],
           forms,
@@ -112,7 +112,7 @@ test('a price edit that keeps its row in place copies only the column it changed
         ['brand', ['Ray-Ban']],
         ['price', ['250']],
       ]),
-      ids: [Float64Array.from([2])],
+      ids: [Uint32Array.from([2])],
     },
     ['brand', 'price'],
     forms,

@@ -1,13 +1,4 @@
-import {
-  type Codes,
-  type Column,
-  codesFor,
-  sharedFloat64,
-  sharedUint32,
-  type Table,
-  type TextForms,
-  tieOf,
-} from './table.js'
+import { type Codes, type Column, codesFor, sharedUint32, type Table, type TextForms, tieOf } from './table.js'
 
 /*
  * A table brought to a later data version by its changed rows alone: the rows that changed (or went) are dropped,
@@ -18,7 +9,7 @@ import {
 
 /** A table with its tiebreak ids (`sku_id, price_id` of a matview row, `id` of an entry), row → id. */
 export interface IdentifiedTable extends Table {
-  readonly ids: readonly Float64Array[]
+  readonly ids: readonly Uint32Array[]
 }
 
 /** A table after a merge: where each old row went (-1: dropped or read again), and where each added row is. */
@@ -31,7 +22,7 @@ export interface RowChanges {
   /** Per column of the table, each added row's value. */
   readonly values: ReadonlyMap<string, readonly (string | null)[]>
   /** Per id column, each added row's id. */
-  readonly ids: readonly Float64Array[]
+  readonly ids: readonly Uint32Array[]
 }
 
 /** The new non-ASCII text values the changes bring, whose normal forms the database must give. */
@@ -75,11 +66,10 @@ export function mergeRows(
     const column = extended.get(name) as Column
     return { ranks: column.ranks(), added: column.codes, old: (table.columns.get(name) as Column).codes }
   })
-  const compareIds = (addedRow: number, otherIds: readonly Float64Array[], other: number) => {
+  const compareIds = (addedRow: number, otherIds: readonly Uint32Array[], other: number) => {
     for (let index = 0; index < oldIds.length; index++) {
       const difference =
-        ((changes.ids[index] as Float64Array)[addedRow] as number) -
-        ((otherIds[index] as Float64Array)[other] as number)
+        ((changes.ids[index] as Uint32Array)[addedRow] as number) - ((otherIds[index] as Uint32Array)[other] as number)
       if (difference !== 0) return difference
     }
     return 0
@@ -150,7 +140,7 @@ export function mergeRows(
     runs.push(row, from, end - row)
     row = end
   }
-  const gather = <T extends Codes | Float64Array>(target: T, old: T, fresh: ArrayLike<number>): T => {
+  const gather = <T extends Codes | Uint32Array>(target: T, old: T, fresh: ArrayLike<number>): T => {
     const sameType = target.constructor === old.constructor
     for (let index = 0; index < runs.length; index += 3) {
       const [at, from, length] = [runs[index] as number, runs[index + 1] as number, runs[index + 2] as number]
@@ -168,7 +158,7 @@ export function mergeRows(
   for (let row = 0; inPlace && row < added; row++) {
     const at = addedToNew[row] as number
     for (let index = 0; inPlace && index < oldIds.length; index++) {
-      inPlace = (changes.ids[index] as Float64Array)[row] === (oldIds[index] as Float64Array)[at]
+      inPlace = (changes.ids[index] as Uint32Array)[row] === (oldIds[index] as Uint32Array)[at]
     }
   }
   const columns = new Map<string, Column>()
@@ -188,7 +178,7 @@ export function mergeRows(
   if (inPlace) {
     return { rows, columns, ids: oldIds, tie: table.tie, rowByTie: table.rowByTie, oldToNew, addedRows: addedToNew }
   }
-  const ids = oldIds.map((old, index) => gather(sharedFloat64(rows), old, changes.ids[index] as Float64Array))
+  const ids = oldIds.map((old, index) => gather(sharedUint32(rows), old, changes.ids[index] as Uint32Array))
 
   // The tiebreak order: the old one without the dropped rows, the added rows merged in by their ids.
   const addedByIds = Array.from({ length: added }, (_, row) => row).sort((a, b) => compareIds(a, changes.ids, b))

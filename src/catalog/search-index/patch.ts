@@ -133,7 +133,7 @@ export class RowPatch {
       const row = rowByTie[middle] as number
       let difference = 0
       for (let index = 0; difference === 0 && index < this.#idCount; index++) {
-        difference = Number(fields[index]) - ((ids[index] as Float64Array)[row] as number)
+        difference = Number(fields[index]) - ((ids[index] as Uint32Array)[row] as number)
       }
       if (difference > 0) low = middle + 1
       else if (difference < 0) high = middle

@@ -47,7 +47,7 @@ export type PublishedColumn =
 export interface PublishedTable {
   readonly rows: number
   readonly columns: readonly PublishedColumn[]
-  readonly ids: readonly Float64Array[]
+  readonly ids: readonly Uint32Array[]
   readonly tie: Uint32Array
   readonly rowByTie: Uint32Array
   readonly orders: readonly { specs: KeySpec[]; tieDescending: boolean; rows: Uint32Array }[]
@@ -94,7 +94,7 @@ interface BuiltTable {
 
 /** The arrays that cross by reference; any other (an array not made in shared memory) is copied into it, once. */
 const sharedCopies = new WeakMap<ArrayBufferView, ArrayBufferView>()
-function shared<T extends Codes | Float64Array>(array: T): T {
+function shared<T extends Codes>(array: T): T {
   if (array.buffer instanceof SharedArrayBuffer) return array
   const known = sharedCopies.get(array)
   if (known) return known as T

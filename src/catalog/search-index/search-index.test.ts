@@ -89,6 +89,38 @@ eachDatabase('search index in the service', (ctx) => {
     assert.equal(app().searchIndex.loads.read, loads.read)
   })
 
+  test('an id up to 2^32 − 1 is held by the index; beyond it the kind is answered by SQL, and rightly', async () => {
+    await app().searchIndex.catchUp()
+    const entry = (id: bigint, model: string) =>
+      sql`INSERT INTO glasses_price (id, manufacturer, brand, model, price, purchase)
+          VALUES (${id}, 'Safilo', 'Carrera', ${model}, 1000, 500)`.execute(ctx.db.primary)
+    const search = (model: string) =>
+      app().inject({
+        method: 'POST',
+        url: '/api/v2/good/nomenclature/search/glasses?size=5',
+        payload: { byPriceList: true, model },
+      })
+    await entry(2n ** 32n - 1n, 'Index Probe Last Id')
+    const served = { ...app().searchIndex.served }
+    const last = await search('Index Probe Last Id')
+    assert.deepEqual(
+      last.json().content.map((item: { model: string }) => item.model),
+      ['Index Probe Last Id'],
+    )
+    assert.equal(app().searchIndex.served.index, served.index + 1, 'the largest id the index keeps: answered from it')
+
+    await entry(2n ** 32n, 'Index Probe Beyond')
+    const beyond = await search('Index Probe Beyond')
+    assert.equal(beyond.statusCode, 200)
+    assert.deepEqual(
+      beyond.json().content.map((item: { model: string }) => item.model),
+      ['Index Probe Beyond'],
+      'found all the same',
+    )
+    assert.equal(app().searchIndex.served.sql, served.sql + 1, 'answered by SQL')
+    await sql`DELETE FROM glasses_price WHERE id >= ${2n ** 32n - 1n}`.execute(ctx.db.primary)
+  })
+
   test('a matview refresh after a price change is applied by the SKUs it changed', async () => {
     await app().searchIndex.catchUp()
     const matviewSearch = (model: string) =>

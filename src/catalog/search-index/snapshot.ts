@@ -23,7 +23,7 @@ import { type Codes, Column, type KeptValue, tieOf } from './table.js'
  */
 
 /** Bumped whenever the layout below or the meaning of a table's parts changes: older files are then ignored. */
-const FORMAT = 2
+const FORMAT = 3
 const MAGIC = 'optics-catalog search index\n'
 
 /** Where and when the tables were read (see the header). */
@@ -277,8 +277,8 @@ function restore(file: Buffer, layout: string, identity: SnapshotIdentity): Snap
       }
       columns.set(spec.name, column)
     }
-    const ids: Float64Array[] = []
-    for (let index = 0; index < table.ids; index++) ids.push(typed((b, o, l) => new Float64Array(b, o, l), 8))
+    const ids: Uint32Array[] = []
+    for (let index = 0; index < table.ids; index++) ids.push(typed((b, o, l) => new Uint32Array(b, o, l), 4))
     const rowByTie = typed((b, o, l) => new Uint32Array(b, o, l), 4)
     if (rowByTie.length !== table.rows || ids.some((id) => id.length !== table.rows)) throw new Error('rows differ')
     return { rows: table.rows, columns, ids, ...tieOf(rowByTie) }

@@ -493,8 +493,6 @@ export function codesFor(distinct: number, rows: number): Codes {
 /** `length` zeros in shared memory (see {@link codesFor}). */
 export const sharedUint32 = (length: number): Uint32Array<SharedArrayBuffer> =>
   new Uint32Array(new SharedArrayBuffer(length * 4))
-export const sharedFloat64 = (length: number): Float64Array<SharedArrayBuffer> =>
-  new Float64Array(new SharedArrayBuffer(length * 8))
 export const sharedInt32 = (length: number): Int32Array<SharedArrayBuffer> =>
   new Int32Array(new SharedArrayBuffer(length * 4))
 
@@ -531,13 +529,27 @@ export function countingPass(order: Uint32Array, keys: ArrayLike<number>, range:
   return sorted
 }
 
+/**
+ * Ids as the index keeps them, 4 bytes a row in shared memory: each a whole number below 2^32, checked here, where
+ * they are read (a table whose ids do not fit is not indexed: SQL answers for it).
+ */
+export function idsOf(values: ArrayLike<number>): Uint32Array<SharedArrayBuffer> {
+  const ids = sharedUint32(values.length)
+  for (let row = 0; row < values.length; row++) {
+    const value = values[row] as number
+    if (!(Number.isInteger(value) && value >= 0 && value < 2 ** 32)) throw new Error('an id out of the index range')
+    ids[row] = value
+  }
+  return ids
+}
+
 /** Rows sorted by ascending integer ids (each below 2^32), the first id most significant: radix passes of 16 bits. */
-export function sortByIds(rows: number, ids: readonly Float64Array[]): Uint32Array {
+export function sortByIds(rows: number, ids: readonly Uint32Array[]): Uint32Array {
   let order: Uint32Array = new Uint32Array(rows)
   for (let row = 0; row < rows; row++) order[row] = row
   const digits = new Uint16Array(rows)
   for (let index = ids.length - 1; index >= 0; index--) {
-    const id = ids[index] as Float64Array
+    const id = ids[index] as Uint32Array
     for (let row = 0; row < rows; row++) digits[row] = (id[row] as number) & 0xffff
     order = countingPass(order, digits, 0x10000)
     for (let row = 0; row < rows; row++) digits[row] = Math.floor((id[row] as number) / 0x10000)
