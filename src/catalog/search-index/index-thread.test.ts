@@ -35,6 +35,16 @@ const listingRequest = {
 const brand = glasses.itemFields.find((field) => field.name === 'brand')
 
 eachDatabase('the search index on its own thread', (ctx) => {
+  /** The index with a search thread beside it, and the index's thread alone, to compare their answers. */
+  const threadedAndSingle = () => {
+    const silent = pino({ level: 'silent' })
+    const options = { timezone: 'UTC', listingKind: glasses.path }
+    return {
+      threaded: new SearchIndexThread(ctx.db, silent, { ...options, threads: 2 }),
+      single: new SearchIndexThread(ctx.db, silent, { ...options, threads: 1 }),
+    }
+  }
+
   before(async () => {
     await seedCatalogue(ctx.db, { scale: 300, kinds: [glasses] })
   })
@@ -152,10 +162,7 @@ eachDatabase('the search index on its own thread', (ctx) => {
 
   test('a search thread beside the index answers from the tables it publishes, and a write shows in the next answer', async () => {
     assert.ok(brand, 'glasses have a brand field')
-    const silent = pino({ level: 'silent' })
-    const options = { timezone: 'UTC', listingKind: glasses.path }
-    const threaded = new SearchIndexThread(ctx.db, silent, { ...options, threads: 2 })
-    const single = new SearchIndexThread(ctx.db, silent, { ...options, threads: 1 })
+    const { threaded, single } = threadedAndSingle()
     const byPrice = {
       ...searchRequest,
       page: { page: 0, size: 5, sort: [{ property: 'retailPrice', direction: 'desc' as const, ignoreCase: false }] },
@@ -212,10 +219,7 @@ eachDatabase('the search index on its own thread', (ctx) => {
 
   test('a search thread that stops leaves its share to the index, answers unchanged, and is started again with every kind', async () => {
     assert.ok(brand, 'glasses have a brand field')
-    const silent = pino({ level: 'silent' })
-    const options = { timezone: 'UTC', listingKind: glasses.path }
-    const threaded = new SearchIndexThread(ctx.db, silent, { ...options, threads: 2 })
-    const single = new SearchIndexThread(ctx.db, silent, { ...options, threads: 1 })
+    const { threaded, single } = threadedAndSingle()
     const ask = async (index: SearchIndexThread) => [
       await index.search(glasses, searchRequest),
       await index.facets(glasses, false, {}),
