@@ -37,7 +37,7 @@ class SearchThread {
   }
 }
 
-/** A stopped search thread starts again after this wait, doubled at each stop in a row up to the last. */
+/** A stopped search thread starts again after the first wait; at each stop in a row after the next, up to the last. */
 const RESTART_WAITS_MS = [1_000, 5_000, 30_000, 120_000]
 /** A thread that ran this long without stopping starts its next restart from the first wait again. */
 const RAN_WELL_MS = 60_000
@@ -55,7 +55,10 @@ export class SearchThreads {
   #closed = false
   #nextId = 1
 
-  /** Starts `count` search threads; `restarted`: how a thread started again in place of one that stopped is given to the index's thread. */
+  /**
+   * Starts `count` search threads; `restarted`: how a thread started again in place of one that stopped is given
+   * to the index's thread.
+   */
   constructor(
     count: number,
     options: Omit<ReplicaThreadOptions, 'port'>,

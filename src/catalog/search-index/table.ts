@@ -352,7 +352,10 @@ export class Column {
     return this.#postings
   }
 
-  /** What is built of the postings already (what a search thread is given of them, replica.ts): the offsets, and the rows if built. */
+  /**
+   * What is built of the postings already (what a search thread is given of them, replica.ts): the offsets, and the
+   * rows if built.
+   */
   get builtPostings(): BuiltPostings | undefined {
     return this.#postings ?? (this.#offsets ? { offsets: this.#offsets } : undefined)
   }
