@@ -1,7 +1,8 @@
 import type { IndexedSearch } from './conditions.js'
-import { type MatviewTable, type PriceTable, rowOfEntry } from './load.js'
 // In shared memory, as the tables' arrays: a search thread is given the pairing built here (replica.ts).
-import { Lazy, sharedInt32 } from './table.js'
+import { Lazy } from './lazy.js'
+import { type MatviewTable, type PriceTable, rowOfEntry } from './load.js'
+import { sharedInt32 } from './table.js'
 
 /*
  * The pairing of a kind's matview rows with its price list's (the entry that prices each SKU): a price-list

@@ -1,6 +1,7 @@
 import { columnOf } from './conditions.js'
+import { Lazy } from './lazy.js'
 import { normSortKey, type SortKey, sortKey } from './matching.js'
-import { countingPass, Lazy, sharedUint32, type Table } from './table.js'
+import { countingPass, sharedUint32, type Table } from './table.js'
 
 /*
  * A table's rows in a requested order, computed once and kept per table (the commonest orders are built at load),
