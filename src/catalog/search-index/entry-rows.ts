@@ -1,7 +1,7 @@
 import type { IndexedSearch } from './conditions.js'
-// In shared memory, as the tables' arrays: a search thread is given the pairing built here (replica.ts).
 import { Lazy } from './lazy.js'
 import { type MatviewTable, type PriceTable, rowOfEntry } from './load.js'
+// In shared memory, as the tables' arrays: a search thread is given the pairing built here (replica.ts).
 import { sharedInt32 } from './table.js'
 
 /*

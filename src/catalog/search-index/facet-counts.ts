@@ -41,11 +41,7 @@ const cooccurrences = new WeakMap<Column, WeakMap<Column, Uint32Array>>()
  */
 function cooccurrence(table: Table, by: Column, of: Column): Uint32Array | undefined {
   if (by.distinct > COOCCURRENCE_VALUES || by.distinct * of.distinct > COOCCURRENCE_CELLS) return undefined
-  let kept = cooccurrences.get(by)
-  if (!kept) {
-    kept = new WeakMap()
-    cooccurrences.set(by, kept)
-  }
+  const kept = keptBy(by)
   let counts = kept.get(of)
   if (!counts) {
     // In shared memory: a search thread is given the counts made here (replica.ts).
@@ -77,12 +73,17 @@ export function computedCooccurrences(table: Table): [string, string, Uint32Arra
 /** Keeps counts made elsewhere ({@link computedCooccurrences}) for two columns of the table. */
 export function keepComputedCooccurrence(by: Column, of: Column, counts: Uint32Array): void {
   if (counts.length !== by.distinct * of.distinct) throw new Error(`co-occurrences of ${by.name} of another size`)
+  keptBy(by).set(of, counts)
+}
+
+/** The counts kept of `by` with each other column. */
+function keptBy(by: Column): WeakMap<Column, Uint32Array> {
   let kept = cooccurrences.get(by)
   if (!kept) {
     kept = new WeakMap()
     cooccurrences.set(by, kept)
   }
-  kept.set(of, counts)
+  return kept
 }
 
 /** Code → how many of `rows` carry it (all rows when undefined). */

@@ -140,7 +140,7 @@ export function mergeRows(
     runs.push(row, from, end - row)
     row = end
   }
-  const gather = <T extends Codes | Uint32Array>(target: T, old: T, fresh: ArrayLike<number>): T => {
+  const gather = <T extends Codes>(target: T, old: T, fresh: ArrayLike<number>): T => {
     const sameType = target.constructor === old.constructor
     for (let index = 0; index < runs.length; index += 3) {
       const [at, from, length] = [runs[index] as number, runs[index + 1] as number, runs[index + 2] as number]

@@ -175,12 +175,10 @@ function publishTable(table: IdentifiedTable, before: IdentifiedTable | undefine
         added: column.values.slice(previous.values.length),
         forms: [...column.nonAsciiForms(previous.values.length)],
       }
-    } else {
-      dictionary = { values: column.values, forms: [...column.nonAsciiForms()] }
-      columns.push({ name, type, codes, dictionary, built: builtColumn(name, column) })
-      continue
-    }
-    columns.push({ name, type, codes, dictionary })
+    } else dictionary = { values: column.values, forms: [...column.nonAsciiForms()] }
+    // A whole dictionary crosses with what was built of it.
+    const built = 'values' in dictionary ? builtColumn(name, column) : undefined
+    columns.push({ name, type, codes, dictionary, built })
   }
   return {
     rows: table.rows,

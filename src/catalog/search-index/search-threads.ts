@@ -37,7 +37,10 @@ class SearchThread {
   }
 }
 
-/** A stopped search thread starts again after the first wait; at each stop in a row after the next, up to the last. */
+/**
+ * How long a stopped search thread waits to start again: the first wait after a stop, the next one after each
+ * further stop in a row, the last one from then on.
+ */
 const RESTART_WAITS_MS = [1_000, 5_000, 30_000, 120_000]
 /** A thread that ran this long without stopping starts its next restart from the first wait again. */
 const RAN_WELL_MS = 60_000

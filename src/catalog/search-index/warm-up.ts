@@ -10,12 +10,12 @@ import { searchTables } from './search.js'
 /**
  * Builds, once per load of a kind read or restored in full, what requests would otherwise build on first use: the
  * postings of the filters' columns and the offsets of every other one (facets count through them), the SKU → entry
- * pairing, the orders of the commonest sorts (retail price both ways), the similarity postings of large suggestion fields, what facets read (co-occurrence
- * counts, the codes of large fields in rank order), and what a reader of the price table builds (`reader`: the
- * glass price listing's orders). The tables already answer meanwhile: it gives way to requests between its steps
- * (each a column's postings or n-gram index, an order, ...), and a request meanwhile builds what it needs itself.
- * It stops early once `held` says the tables were replaced (a later load), since what it would build then serves
- * no one.
+ * pairing, the orders of the commonest sorts (retail price both ways), the similarity postings of large suggestion
+ * fields, what facets read (co-occurrence counts, the codes of large fields in rank order), and what a reader of the
+ * price table builds (`reader`: the glass price listing's orders). The tables already answer meanwhile: it gives
+ * way to requests between its steps (each a column's postings or n-gram index, an order, ...), and a request
+ * meanwhile builds what it needs itself. It stops early once `held` says the tables were replaced (a later load),
+ * since what it would build then serves no one.
  */
 export async function warmTablesAnswering(
   kind: Kind,
