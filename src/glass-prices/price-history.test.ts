@@ -3,6 +3,7 @@ import { test } from 'node:test'
 import {
   changeCount,
   clearGlassPrices,
+  numberedEntries,
   pricesPath,
   seedEntries,
   storedEntries,
@@ -172,6 +173,64 @@ eachDatabase('glass price list: history and revert', (ctx) => {
     assert.deepEqual(response.json().conflicts, [{ entryId: id, reason: 'DELETED' }])
     assert.equal(await changeCount(ctx.db), before)
     assert.equal((await call('GET', '/changes')).json().content[1].revertedBy, null)
+  })
+
+  test('revert of a bulk change of purchase prices restores exactly the entries that still hold its values', async () => {
+    // Each entry meets one fate after the bulk change; the revert must tell them apart by the field it changed.
+    const fates = ['untouched', 'purchase edited', 'retail edited', 'purchase edited and set back', 'deleted'] as const
+    const seeds = numberedEntries('Fate', 20)
+    const ids = await seedEntries(ctx.db, seeds)
+    const batch = await bulk({ priceTypeBase: 'PURCHASE', priceTypeChange: 'PURCHASE', coefficient: 1.2, round: 'TENS' })
+    const afterBulk = new Map((await storedEntries(ctx.db)).map((stored) => [stored.id, stored]))
+    const fateOf = (index: number) => fates[index % fates.length] as (typeof fates)[number]
+    for (const [index, id] of ids.entries()) {
+      const seed = seeds[index] as (typeof seeds)[number]
+      const purchase = Number(afterBulk.get(id)?.purchase)
+      const put = (body: object) => call('PUT', `/${id}`, { ...seed, purchase, ...body })
+      const fate = fateOf(index)
+      if (fate === 'purchase edited') assert.equal((await put({ purchase: purchase + 7 })).statusCode, 200)
+      if (fate === 'retail edited') assert.equal((await put({ price: seed.price + 3 })).statusCode, 200)
+      if (fate === 'purchase edited and set back') {
+        assert.equal((await put({ purchase: purchase + 9 })).statusCode, 200)
+        assert.equal((await put({})).statusCode, 200)
+      }
+      if (fate === 'deleted') assert.equal((await call('DELETE', `/${id}`)).statusCode, 200)
+    }
+    const response = await revert(batch)
+    assert.equal(response.statusCode, 200, response.body)
+    const result = response.json()
+    const expectedConflicts = ids.flatMap((id, index) => {
+      const fate = fateOf(index)
+      if (fate === 'purchase edited') return [{ entryId: id, reason: 'CHANGED' }]
+      return fate === 'deleted' ? [{ entryId: id, reason: 'DELETED' }] : []
+    })
+    assert.deepEqual(result.conflicts, expectedConflicts)
+    assert.deepEqual([result.restoredCount, result.conflictCount], [ids.length - expectedConflicts.length, 8])
+    const stored = new Map((await storedEntries(ctx.db)).map((entry) => [entry.id, entry]))
+    for (const [index, id] of ids.entries()) {
+      const seed = seeds[index] as (typeof seeds)[number]
+      const fate = fateOf(index)
+      const now = stored.get(id)
+      if (fate === 'deleted') {
+        assert.equal(now, undefined, `entry ${index} stays deleted`)
+        continue
+      }
+      const purchase = Number(afterBulk.get(id)?.purchase)
+      const expected =
+        fate === 'purchase edited'
+          ? [seed.price, purchase + 7]
+          : [fate === 'retail edited' ? seed.price + 3 : seed.price, seed.purchase]
+      assert.deepEqual([Number(now?.price), Number(now?.purchase)], expected, `entry ${index}: ${fate}`)
+    }
+    const history = (await call('GET', `/${ids[0]}/history`)).json().content
+    assert.deepEqual(history[0].changes, [
+      { field: 'purchase', oldValue: Number(afterBulk.get(ids[0] as number)?.purchase), newValue: seeds[0]?.purchase },
+    ])
+    // Reverting the revert applies the bulk change again to the entries it restored.
+    const again = await revert(result.batch)
+    assert.equal(again.statusCode, 200, again.body)
+    assert.equal(again.json().restoredCount, result.restoredCount)
+    assert.equal((await storedEntry(ctx.db, ids[0] as number))?.purchase, afterBulk.get(ids[0] as number)?.purchase)
   })
 
   test('revert of a delete re-creates the entry under its id; revert of a create deletes it', async () => {

@@ -422,6 +422,7 @@ export async function revertChange(db: Kysely<Tables>, changeIdText: string, use
     // The price list is locked against writes first: the statements below then never wait while holding other
     // locks, and what the plan reads stays true until they write.
     await lockGlassPriceEntries(trx)
+    if (original.action === 'BULK_CHANGE') return revertBulkChange(trx, changeId, original.changed_count, user)
 
     await sql`
       CREATE TEMP TABLE glass_price_revert_plan ON COMMIT DROP AS
@@ -513,12 +514,7 @@ export async function revertChange(db: Kysely<Tables>, changeIdText: string, use
       })
     }
 
-    const revertId = await openChange(trx, {
-      action: 'REVERT',
-      user,
-      parameters: { batch: changeId },
-      reverts: changeId,
-    })
+    const revertId = await openRevert(trx, changeId, user)
     // Re-creations first: an insert may wait on a concurrent insert of the same key, and must not hold the
     // kind's catalog-state lock (taken by the first write statement) while it waits. A statement with nothing
     // to do is skipped: even an empty write marks the matview stale.
@@ -560,9 +556,84 @@ export async function revertChange(db: Kysely<Tables>, changeIdText: string, use
       WHERE r.change_id = ${changeId} ${restored}`.execute(trx)
     await sql`DROP TABLE glass_price_revert_plan`.execute(trx)
 
-    await finishChange(trx, revertId, restorable)
-    await trx.updateTable('glass_price_change').set({ reverted_by: revertId }).where('id', '=', changeId).execute()
-    reportJobProgress('writing', restorable, restorable)
-    return { batch: revertId, reverted: changeId, restoredCount: restorable, conflictCount: conflicting, conflicts }
+    return finishRevert(trx, changeId, revertId, restorable, conflicts, conflicting)
   })
+}
+
+/** Records the revert of `changeId` as a change of its own; returns its id. */
+function openRevert(trx: Kysely<Tables>, changeId: number, user: string): Promise<number> {
+  return openChange(trx, { action: 'REVERT', user, parameters: { batch: changeId }, reverts: changeId })
+}
+
+/** Stores how many entries the revert restored, marks the change reverted by it, and answers. */
+async function finishRevert(
+  trx: Kysely<Tables>,
+  changeId: number,
+  revertId: number,
+  restored: number,
+  conflicts: RevertConflict[],
+  conflictCount: number,
+): Promise<RevertResult> {
+  await finishChange(trx, revertId, restored)
+  await trx.updateTable('glass_price_change').set({ reverted_by: revertId }).where('id', '=', changeId).execute()
+  reportJobProgress('writing', restored, restored)
+  return { batch: revertId, reverted: changeId, restoredCount: restored, conflictCount, conflicts }
+}
+
+/**
+ * The revert of a bulk change, as the change itself was written: one statement restores the old value of every
+ * entry that still holds the new one and records each as a history row, and the conflicts (the entries it left)
+ * are looked for only when there are some. A bulk change writes one price field per entry (its rows are keyed by
+ * change, entry and field), both values recorded, and no key: so an entry conflicts only by a later change of
+ * that field (CHANGED) or by its deletion (DELETED), and no plan of keys is needed. The whole list in one pass,
+ * like the bulk change's own, instead of a plan table written and read again.
+ */
+async function revertBulkChange(
+  trx: Kysely<Tables>,
+  changeId: number,
+  changed: number,
+  user: string,
+): Promise<RevertResult> {
+  const revertId = await openRevert(trx, changeId, user)
+  // No write statement for an empty change: even an empty UPDATE would mark the matview stale.
+  if (changed === 0) return finishRevert(trx, changeId, revertId, 0, [], 0)
+  reportJobProgress('writing', 0, changed)
+  const { rows } = await sql<{ restored: number | string; recorded: number | string }>`
+    WITH recorded AS MATERIALIZED (
+      SELECT r.entry_id, r.field, r.old_value, r.new_value FROM glass_price_change_row r WHERE r.change_id = ${changeId}
+    ), restored AS (
+      UPDATE glasses_price e SET
+        price = CASE r.field WHEN 'price' THEN r.old_value::numeric ELSE e.price END,
+        purchase = CASE r.field WHEN 'purchase' THEN r.old_value::numeric ELSE e.purchase END,
+        updated_at = now(), updated_by = ${user}, version = e.version + 1
+      FROM recorded r
+      WHERE e.id = r.entry_id
+        AND CASE r.field WHEN 'price' THEN e.price WHEN 'purchase' THEN e.purchase END = r.new_value::numeric
+      RETURNING e.id
+    ), history AS (
+      INSERT INTO glass_price_change_row (change_id, entry_id, field, old_value, new_value)
+      SELECT ${revertId}, r.entry_id, r.field, r.new_value, r.old_value FROM restored u JOIN recorded r ON r.entry_id = u.id
+      RETURNING 1
+    )
+    SELECT (SELECT count(*) FROM history) AS restored, (SELECT count(*) FROM recorded) AS recorded`.execute(trx)
+  const restored = Number(rows[0]?.restored ?? 0)
+  const conflictCount = Number(rows[0]?.recorded ?? 0) - restored
+  let conflicts: RevertConflict[] = []
+  if (conflictCount > 0) {
+    // The entries the statement left: deleted since, or holding another value of the field now.
+    const left = await sql<{ entry_id: number | string; conflict: RevertConflict['reason'] }>`
+      SELECT r.entry_id, CASE WHEN e.id IS NULL THEN 'DELETED' ELSE 'CHANGED' END AS conflict
+      FROM glass_price_change_row r LEFT JOIN glasses_price e ON e.id = r.entry_id
+      WHERE r.change_id = ${changeId} AND NOT EXISTS (
+        SELECT 1 FROM glass_price_change_row h WHERE h.change_id = ${revertId} AND h.entry_id = r.entry_id)
+      ORDER BY r.entry_id LIMIT ${CONFLICT_LIST_LIMIT}`.execute(trx)
+    conflicts = left.rows.map((row) => ({ entryId: Number(row.entry_id), reason: row.conflict }))
+    if (restored === 0) {
+      throw conflict('revert-conflicts', message('change.revertConflicts', { id: changeId }), {
+        conflictCount,
+        conflicts,
+      })
+    }
+  }
+  return finishRevert(trx, changeId, revertId, restored, conflicts, conflictCount)
 }
