@@ -180,7 +180,12 @@ eachDatabase('glass price list: history and revert', (ctx) => {
     const fates = ['untouched', 'purchase edited', 'retail edited', 'purchase edited and set back', 'deleted'] as const
     const seeds = numberedEntries('Fate', 20)
     const ids = await seedEntries(ctx.db, seeds)
-    const batch = await bulk({ priceTypeBase: 'PURCHASE', priceTypeChange: 'PURCHASE', coefficient: 1.2, round: 'TENS' })
+    const batch = await bulk({
+      priceTypeBase: 'PURCHASE',
+      priceTypeChange: 'PURCHASE',
+      coefficient: 1.2,
+      round: 'TENS',
+    })
     const afterBulk = new Map((await storedEntries(ctx.db)).map((stored) => [stored.id, stored]))
     const fateOf = (index: number) => fates[index % fates.length] as (typeof fates)[number]
     for (const [index, id] of ids.entries()) {
@@ -189,7 +194,7 @@ eachDatabase('glass price list: history and revert', (ctx) => {
       const put = (body: object) => call('PUT', `/${id}`, { ...seed, purchase, ...body })
       const fate = fateOf(index)
       if (fate === 'purchase edited') assert.equal((await put({ purchase: purchase + 7 })).statusCode, 200)
-      if (fate === 'retail edited') assert.equal((await put({ price: seed.price + 3 })).statusCode, 200)
+      if (fate === 'retail edited') assert.equal((await put({ price: Number(seed.price) + 3 })).statusCode, 200)
       if (fate === 'purchase edited and set back') {
         assert.equal((await put({ purchase: purchase + 9 })).statusCode, 200)
         assert.equal((await put({})).statusCode, 200)
@@ -218,13 +223,17 @@ eachDatabase('glass price list: history and revert', (ctx) => {
       const purchase = Number(afterBulk.get(id)?.purchase)
       const expected =
         fate === 'purchase edited'
-          ? [seed.price, purchase + 7]
-          : [fate === 'retail edited' ? seed.price + 3 : seed.price, seed.purchase]
+          ? [Number(seed.price), purchase + 7]
+          : [Number(seed.price) + (fate === 'retail edited' ? 3 : 0), Number(seed.purchase)]
       assert.deepEqual([Number(now?.price), Number(now?.purchase)], expected, `entry ${index}: ${fate}`)
     }
     const history = (await call('GET', `/${ids[0]}/history`)).json().content
     assert.deepEqual(history[0].changes, [
-      { field: 'purchase', oldValue: Number(afterBulk.get(ids[0] as number)?.purchase), newValue: seeds[0]?.purchase },
+      {
+        field: 'purchase',
+        oldValue: Number(afterBulk.get(ids[0] as number)?.purchase),
+        newValue: Number(seeds[0]?.purchase),
+      },
     ])
     // Reverting the revert applies the bulk change again to the entries it restored.
     const again = await revert(result.batch)

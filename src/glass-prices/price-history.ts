@@ -581,12 +581,13 @@ async function finishRevert(
 }
 
 /**
- * The revert of a bulk change, as the change itself was written: one statement restores the old value of every
- * entry that still holds the new one and records each as a history row, and the conflicts (the entries it left)
- * are looked for only when there are some. A bulk change writes one price field per entry (its rows are keyed by
- * change, entry and field), both values recorded, and no key: so an entry conflicts only by a later change of
- * that field (CHANGED) or by its deletion (DELETED), and no plan of keys is needed. The whole list in one pass,
- * like the bulk change's own, instead of a plan table written and read again.
+ * The revert of a bulk change, at the cost of its bare statements. A bulk change writes one price field per entry
+ * (its rows are keyed by change, entry and field), both values recorded, and no key: so an entry conflicts only by a
+ * later change of that field (CHANGED) or by its deletion (DELETED), and no plan of keys is needed. Two statements:
+ * the revert's history rows first, one per entry that still holds the change's new value, then the update that
+ * applies exactly those rows. The history is inserted in entry order: its index by entry takes the rows in one
+ * sweep instead of at random (at a whole list, 9 s instead of 14). The conflicts are looked for only when some
+ * entries were left.
  */
 async function revertBulkChange(
   trx: Kysely<Tables>,
@@ -598,29 +599,22 @@ async function revertBulkChange(
   // No write statement for an empty change: even an empty UPDATE would mark the matview stale.
   if (changed === 0) return finishRevert(trx, changeId, revertId, 0, [], 0)
   reportJobProgress('writing', 0, changed)
-  const { rows } = await sql<{ restored: number | string; recorded: number | string }>`
-    WITH recorded AS MATERIALIZED (
-      SELECT r.entry_id, r.field, r.old_value, r.new_value FROM glass_price_change_row r WHERE r.change_id = ${changeId}
-    ), restored AS (
-      UPDATE glasses_price e SET
-        price = CASE r.field WHEN 'price' THEN r.old_value::numeric ELSE e.price END,
-        purchase = CASE r.field WHEN 'purchase' THEN r.old_value::numeric ELSE e.purchase END,
-        updated_at = now(), updated_by = ${user}, version = e.version + 1
-      FROM recorded r
-      WHERE e.id = r.entry_id
-        AND CASE r.field WHEN 'price' THEN e.price WHEN 'purchase' THEN e.purchase END = r.new_value::numeric
-      RETURNING e.id
-    ), history AS (
+  const held = sql`CASE r.field WHEN 'price' THEN e.price WHEN 'purchase' THEN e.purchase END = r.new_value::numeric`
+  const { rows } = await sql<{ restored: number | string }>`
+    WITH history AS (
       INSERT INTO glass_price_change_row (change_id, entry_id, field, old_value, new_value)
-      SELECT ${revertId}, r.entry_id, r.field, r.new_value, r.old_value FROM restored u JOIN recorded r ON r.entry_id = u.id
+      SELECT ${revertId}, r.entry_id, r.field, r.new_value, r.old_value
+      FROM glass_price_change_row r JOIN glasses_price e ON e.id = r.entry_id
+      WHERE r.change_id = ${changeId} AND ${held}
+      ORDER BY r.entry_id
       RETURNING 1
     )
-    SELECT (SELECT count(*) FROM history) AS restored, (SELECT count(*) FROM recorded) AS recorded`.execute(trx)
+    SELECT count(*) AS restored FROM history`.execute(trx)
   const restored = Number(rows[0]?.restored ?? 0)
-  const conflictCount = Number(rows[0]?.recorded ?? 0) - restored
+  // A bulk change records one row per entry it changed: those it does not restore are its conflicts.
+  const conflictCount = changed - restored
   let conflicts: RevertConflict[] = []
   if (conflictCount > 0) {
-    // The entries the statement left: deleted since, or holding another value of the field now.
     const left = await sql<{ entry_id: number | string; conflict: RevertConflict['reason'] }>`
       SELECT r.entry_id, CASE WHEN e.id IS NULL THEN 'DELETED' ELSE 'CHANGED' END AS conflict
       FROM glass_price_change_row r LEFT JOIN glasses_price e ON e.id = r.entry_id
@@ -635,5 +629,13 @@ async function revertBulkChange(
       })
     }
   }
+  // The revert's own history rows say what to write: each restored entry's field back to its old value.
+  await sql`
+    UPDATE glasses_price e SET
+      price = CASE r.field WHEN 'price' THEN r.new_value::numeric ELSE e.price END,
+      purchase = CASE r.field WHEN 'purchase' THEN r.new_value::numeric ELSE e.purchase END,
+      updated_at = now(), updated_by = ${user}, version = e.version + 1
+    FROM glass_price_change_row r
+    WHERE r.change_id = ${revertId} AND e.id = r.entry_id`.execute(trx)
   return finishRevert(trx, changeId, revertId, restored, conflicts, conflictCount)
 }
