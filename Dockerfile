@@ -40,4 +40,5 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=120s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/actuator/health/readiness`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # SIGTERM drains open requests before the process exits (docs/operations.md, Graceful shutdown).
 STOPSIGNAL SIGTERM
-CMD ["node", "--enable-source-maps", "dist/src/server.js"]
+# The young generation of the service's thread bounded as its search threads' are (docs/operations.md, Memory).
+CMD ["node", "--max-semi-space-size=8", "--enable-source-maps", "dist/src/server.js"]

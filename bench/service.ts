@@ -88,11 +88,16 @@ export async function startService(database: {
   // BENCH_SERVICE_STDOUT: a file for the service's standard output (its log, `--trace-gc` lines), else discarded.
   const stdoutFile = process.env.BENCH_SERVICE_STDOUT
   const stdout = stdoutFile ? openSync(stdoutFile, 'a') : 'ignore'
-  const child = spawn(process.execPath, [...nodeArgs, '--enable-source-maps', 'dist/src/server.js'], {
-    cwd: root,
-    env,
-    stdio: ['ignore', stdout, 'pipe'],
-  })
+  // As `npm start` runs it (package.json).
+  const child = spawn(
+    process.execPath,
+    ['--max-semi-space-size=8', ...nodeArgs, '--enable-source-maps', 'dist/src/server.js'],
+    {
+      cwd: root,
+      env,
+      stdio: ['ignore', stdout, 'pipe'],
+    },
+  )
   if (typeof stdout === 'number') closeSync(stdout)
   let stderr = ''
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {

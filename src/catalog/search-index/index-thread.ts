@@ -22,7 +22,7 @@ import {
   uncrossedError,
 } from './index-protocol.js'
 import { firstLoad, type KindVersions, readVersions, StartMoment, settledWithin } from './kind-versions.js'
-import { logLine, SearchThreads, usedHeap } from './search-threads.js'
+import { logLine, SearchThreads, searchThreadLimits, usedHeap } from './search-threads.js'
 import type {
   ListingIndexAnswers,
   SearchIndexLoads,
@@ -141,6 +141,7 @@ export class SearchIndexThread implements SearchIndexService, SearchIndexAnswers
     const worker = startModuleWorker(import.meta.url, 'index-worker', {
       workerData: { ...this.#workerData, replicaPorts: ports } satisfies IndexThreadOptions,
       transferList: ports,
+      resourceLimits: searchThreadLimits,
     })
     // The thread never keeps the process alive by itself; closing the service ends it.
     worker.unref()

@@ -42,8 +42,17 @@ class SearchThread {
  * further stop in a row, the last one from then on.
  */
 const RESTART_WAITS_MS = [1_000, 5_000, 30_000, 120_000]
+
 /** A thread that ran this long without stopping starts its next restart from the first wait again. */
 const RAN_WELL_MS = 60_000
+
+/**
+ * The young generation of the index's thread and of each search thread (a V8 semi-space of 8 MiB). Left to itself,
+ * V8 grows it while a load or a restore keeps much of what it allocates, up to 128 MiB a thread, and keeps it so
+ * afterwards: at a million SKUs, restored, the index's thread held 128 MiB of young generation with 2 MiB in use.
+ * Their answers allocate little (scratch.ts), so a small one costs no measured throughput.
+ */
+export const searchThreadLimits = { maxYoungGenerationSizeMb: 24 }
 
 export class SearchThreads {
   readonly #threads: SearchThread[] = []
@@ -83,6 +92,7 @@ export class SearchThreads {
     const worker = startModuleWorker(import.meta.url, 'replica-worker', {
       workerData: { ...this.#options, port: port2 } satisfies ReplicaThreadOptions,
       transferList: [port2],
+      resourceLimits: searchThreadLimits,
     })
     worker.unref()
     const thread = new SearchThread(worker)
