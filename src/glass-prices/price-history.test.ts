@@ -242,6 +242,18 @@ eachDatabase('glass price list: history and revert', (ctx) => {
     assert.equal((await storedEntry(ctx.db, ids[0] as number))?.purchase, afterBulk.get(ids[0] as number)?.purchase)
   })
 
+  test('revert of a bulk change that changed nothing is an empty revert: 200, nothing restored, nothing in conflict', async () => {
+    await seedEntries(ctx.db, [{ ...entry, price: 1000 }])
+    const before = await storedEntries(ctx.db)
+    const batch = await bulk(raise, '?manufacturer=Nobody')
+    const response = await revert(batch)
+    assert.equal(response.statusCode, 200, response.body)
+    const result = response.json()
+    assert.deepEqual([result.restoredCount, result.conflictCount, result.conflicts], [0, 0, []])
+    assert.deepEqual(await storedEntries(ctx.db), before)
+    assert.equal((await call('GET', '/changes')).json().content[1].revertedBy, result.batch)
+  })
+
   test('revert of a delete re-creates the entry under its id; revert of a create deletes it', async () => {
     const { id } = (await call('POST', '', entry)).json()
     const createBatch = (await call('GET', '/changes')).json().content[0].id

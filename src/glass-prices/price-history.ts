@@ -596,11 +596,10 @@ async function revertBulkChange(
   user: string,
 ): Promise<RevertResult> {
   const revertId = await openRevert(trx, changeId, user)
-  // No write statement for an empty change: even an empty UPDATE would mark the matview stale.
-  if (changed === 0) return finishRevert(trx, changeId, revertId, 0, [], 0)
+  // The entries the change wrote: what a job's progress shows as its total.
   reportJobProgress('writing', 0, changed)
   const held = sql`CASE r.field WHEN 'price' THEN e.price WHEN 'purchase' THEN e.purchase END = r.new_value::numeric`
-  const { rows } = await sql<{ restored: number | string }>`
+  const { rows } = await sql<{ restored: number | string; recorded: number | string }>`
     WITH history AS (
       INSERT INTO glass_price_change_row (change_id, entry_id, field, old_value, new_value)
       SELECT ${revertId}, r.entry_id, r.field, r.new_value, r.old_value
@@ -609,10 +608,11 @@ async function revertBulkChange(
       ORDER BY r.entry_id
       RETURNING 1
     )
-    SELECT count(*) AS restored FROM history`.execute(trx)
+    SELECT (SELECT count(*) FROM history) AS restored,
+      (SELECT count(*) FROM glass_price_change_row WHERE change_id = ${changeId}) AS recorded`.execute(trx)
   const restored = Number(rows[0]?.restored ?? 0)
   // A bulk change records one row per entry it changed: those it does not restore are its conflicts.
-  const conflictCount = changed - restored
+  const conflictCount = Number(rows[0]?.recorded ?? 0) - restored
   let conflicts: RevertConflict[] = []
   if (conflictCount > 0) {
     const left = await sql<{ entry_id: number | string; conflict: RevertConflict['reason'] }>`
@@ -629,6 +629,8 @@ async function revertBulkChange(
       })
     }
   }
+  // No write statement when nothing is restored (an empty change): even an empty UPDATE marks the matview stale.
+  if (restored === 0) return finishRevert(trx, changeId, revertId, 0, conflicts, conflictCount)
   // The revert's own history rows say what to write: each restored entry's field back to its old value.
   await sql`
     UPDATE glasses_price e SET
