@@ -43,14 +43,8 @@ import {
   ScheduledChangeSchema,
   ScheduledIdParamsSchema,
 } from './glass-price-schemas.js'
-import {
-  changeEntries,
-  entryHistory,
-  hasHistory,
-  listChanges,
-  parseChangeLogFilter,
-  revertChange,
-} from './price-history.js'
+import { changeEntries, entryHistory, hasHistory, listChanges, parseChangeLogFilter } from './price-history.js'
+import { revertChange } from './revert-change.js'
 import {
   cancelScheduledChange,
   findScheduledChange,
