@@ -18,10 +18,7 @@ import {
  * who, when, what was asked) and one row per entry and field it changed (old → new, as the column's text, so
  * money stays exact). A create has only new values, a delete only old ones.
  *
- * A revert restores the old values of the entries that still hold the change's new values, reports the others
- * as conflicts, and is itself a change. Restored keys are written in their one form (`optics_key_text`, see
- * domain/key-text.ts), as every other door writes them. It never re-applies arithmetic (an inverse percentage does not give the
- * old prices back); it restores the recorded values.
+ * A revert (revert-change.ts) is itself a change, recorded here like any other.
  */
 
 export type EntryRow = Selectable<GlassesPriceTable>

@@ -11,7 +11,10 @@ import { reportJobProgress } from './write-jobs.js'
  * The revert of a change of the glass price list (SPEC §6): it restores the old values of the entries that still
  * hold the change's new values, reports the others as conflicts, and is itself a change (price-history.ts records
  * it). A bulk change, which writes one price field per entry and no key, is reverted by two set statements at the
- * cost of its floor; every other change through a plan of its entries, their keys and their conflicts.
+ * cost of its floor; every other change through a plan of its entries, their keys and their conflicts. Restored
+ * keys are written in their one form (`optics_key_text`, see domain/key-text.ts), as every other door writes them.
+ * It never re-applies arithmetic (an inverse percentage does not give the old prices back); it restores the
+ * recorded values.
  */
 
 const CONFLICT_LIST_LIMIT = 100
